@@ -1,0 +1,2 @@
+//! Benchmarks of graph-core.
+fn main() {}

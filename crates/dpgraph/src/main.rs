@@ -1,0 +1,2 @@
+//! The dpgraph command-line tool.
+fn main() {}

@@ -1,0 +1,1 @@
+//! Graphs for dpgraph.

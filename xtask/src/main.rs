@@ -1,0 +1,2 @@
+//! Project automation. See <https://github.com/matklad/cargo-xtask/>.
+fn main() {}

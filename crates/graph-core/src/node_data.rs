@@ -1,0 +1,206 @@
+//! Node-classification data: one graph with node features, labels and train/val/test masks.
+
+use ndarray::Array2;
+use rand::Rng;
+use rand::seq::SliceRandom;
+
+use crate::error::{GraphError, Result};
+use crate::graph::Graph;
+
+/// Boolean train / validation / test masks over the nodes of one graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeSplit {
+    /// Training nodes.
+    pub train: Vec<bool>,
+    /// Validation nodes.
+    pub val: Vec<bool>,
+    /// Test nodes.
+    pub test: Vec<bool>,
+}
+
+impl NodeSplit {
+    /// A random split by seeded permutation: the first `round(train_frac·n)` nodes of the
+    /// permutation train, the next `round(val_frac·n)` validate, the rest test.
+    ///
+    /// # Errors
+    /// [`GraphError::InvalidParam`] when a fraction is not finite, negative, or they sum above 1.
+    ///
+    /// # Example
+    /// ```
+    /// use graph_core::NodeSplit;
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    /// let s = NodeSplit::random(10, 0.6, 0.2, &mut rng)?;
+    /// assert_eq!(s.counts(), (6, 2, 2));
+    /// # Ok::<(), graph_core::GraphError>(())
+    /// ```
+    pub fn random<R: Rng + ?Sized>(
+        n: usize,
+        train_frac: f64,
+        val_frac: f64,
+        rng: &mut R,
+    ) -> Result<Self> {
+        for (name, v) in [("train_frac", train_frac), ("val_frac", val_frac)] {
+            if !v.is_finite() || !(0.0..=1.0).contains(&v) {
+                return Err(GraphError::InvalidParam {
+                    name,
+                    value: v.to_string(),
+                    reason: "must be a fraction in [0, 1]",
+                });
+            }
+        }
+        if train_frac + val_frac > 1.0 + 1e-12 {
+            return Err(GraphError::InvalidParam {
+                name: "val_frac",
+                value: val_frac.to_string(),
+                reason: "train_frac + val_frac exceeds 1",
+            });
+        }
+        let mut perm: Vec<usize> = (0..n).collect();
+        perm.shuffle(rng);
+        let n_train = ((train_frac * n as f64).round() as usize).min(n);
+        let n_val = ((val_frac * n as f64).round() as usize).min(n - n_train);
+        let mut s = Self {
+            train: vec![false; n],
+            val: vec![false; n],
+            test: vec![false; n],
+        };
+        for (i, &u) in perm.iter().enumerate() {
+            if i < n_train {
+                s.train[u] = true;
+            } else if i < n_train + n_val {
+                s.val[u] = true;
+            } else {
+                s.test[u] = true;
+            }
+        }
+        Ok(s)
+    }
+
+    /// `(train, val, test)` sizes.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let c = |m: &[bool]| m.iter().filter(|&&b| b).count();
+        (c(&self.train), c(&self.val), c(&self.test))
+    }
+}
+
+/// One graph with node features (`n × d`, `f32`), class labels in `0..num_classes` and an
+/// optional split. Shapes are validated at construction.
+#[derive(Clone, Debug)]
+pub struct NodeDataset {
+    name: String,
+    graph: Graph,
+    features: Array2<f32>,
+    labels: Vec<u32>,
+    num_classes: usize,
+    split: Option<NodeSplit>,
+}
+
+impl NodeDataset {
+    /// Bundles a graph, its features and labels; the class count is `max(label) + 1`.
+    ///
+    /// # Errors
+    /// [`GraphError::Shape`] when feature rows or label count differ from the node count,
+    /// [`GraphError::NonFinite`] for NaN/∞ features, [`GraphError::Empty`] for a graph without nodes.
+    pub fn new(
+        name: impl Into<String>,
+        graph: Graph,
+        features: Array2<f32>,
+        labels: Vec<u32>,
+    ) -> Result<Self> {
+        let n = graph.num_nodes();
+        if n == 0 {
+            return Err(GraphError::Empty("node dataset without nodes".into()));
+        }
+        if features.nrows() != n {
+            return Err(GraphError::Shape(format!(
+                "{} feature rows for {n} nodes",
+                features.nrows()
+            )));
+        }
+        if labels.len() != n {
+            return Err(GraphError::Shape(format!(
+                "{} labels for {n} nodes",
+                labels.len()
+            )));
+        }
+        if let Some(((row, col), _)) = features.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(GraphError::NonFinite {
+                what: "features",
+                row,
+                col,
+            });
+        }
+        let num_classes = labels.iter().max().map_or(0, |&m| m as usize + 1);
+        Ok(Self {
+            name: name.into(),
+            graph,
+            features,
+            labels,
+            num_classes,
+            split: None,
+        })
+    }
+
+    /// Attaches a split.
+    ///
+    /// # Errors
+    /// [`GraphError::Shape`] when the masks do not have one entry per node.
+    pub fn with_split(mut self, split: NodeSplit) -> Result<Self> {
+        let n = self.graph.num_nodes();
+        if split.train.len() != n || split.val.len() != n || split.test.len() != n {
+            return Err(GraphError::Shape(format!("split masks must have {n} entries")));
+        }
+        self.split = Some(split);
+        Ok(self)
+    }
+
+    /// Replaces the graph (e.g. by a privatised release on the same nodes).
+    ///
+    /// # Errors
+    /// [`GraphError::Shape`] when the node count differs.
+    pub fn with_graph(mut self, graph: Graph) -> Result<Self> {
+        if graph.num_nodes() != self.graph.num_nodes() {
+            return Err(GraphError::Shape(format!(
+                "replacement graph has {} nodes, dataset has {}",
+                graph.num_nodes(),
+                self.graph.num_nodes()
+            )));
+        }
+        self.graph = graph;
+        Ok(self)
+    }
+
+    /// Dataset name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+    /// Node features, one row per node.
+    pub fn features(&self) -> &Array2<f32> {
+        &self.features
+    }
+    /// Class label per node.
+    pub fn labels(&self) -> &[u32] {
+        &self.labels
+    }
+    /// Number of classes.
+    pub fn num_classes(&self) -> usize {
+        self.num_classes
+    }
+    /// The split, if one was attached.
+    pub fn split(&self) -> Option<&NodeSplit> {
+        self.split.as_ref()
+    }
+    /// Node count per class.
+    pub fn class_counts(&self) -> Vec<usize> {
+        let mut c = vec![0; self.num_classes];
+        for &l in &self.labels {
+            c[l as usize] += 1;
+        }
+        c
+    }
+}

@@ -1,0 +1,493 @@
+//! The dataset registry (`datasets/registry.toml`), installed-data lookup, checksum
+//! verification, installation from a mirror or any [`Fetch`] source, and loading by name.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::collection::GraphDataset;
+use crate::error::{GraphError, Result};
+use crate::loaders::{load_node_npy, load_tu};
+use crate::node_data::NodeDataset;
+
+/// The registry file compiled into the library.
+const EMBEDDED: &str = include_str!("../../../datasets/registry.toml");
+
+/// Environment variable naming the data directory.
+pub const DATA_ENV: &str = "DPGRAPH_DATA";
+
+/// What a dataset is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Task {
+    /// Node classification on one graph.
+    NodeClassification,
+    /// Graph classification over a collection.
+    GraphClassification,
+    /// Graph regression over a collection.
+    GraphRegression,
+    /// Transaction tables (anti-money-laundering data).
+    Transactions,
+}
+
+impl Task {
+    /// The registry spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NodeClassification => "node-classification",
+            Self::GraphClassification => "graph-classification",
+            Self::GraphRegression => "graph-regression",
+            Self::Transactions => "transactions",
+        }
+    }
+}
+
+/// On-disk layout of a dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// `edges.txt` + `features.npy` + `labels.npy`.
+    NodeNpy,
+    /// TU Dortmund format.
+    Tu,
+    /// CSV / JSON files read by the AML tooling.
+    AmlFiles,
+}
+
+/// One file of a dataset.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSpec {
+    /// Path relative to the dataset folder.
+    pub path: String,
+    /// Lower-case hex SHA-256 of the file's bytes.
+    pub sha256: String,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+/// Counts a correct load must reproduce (from the dataset's README).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Number of graphs (collections).
+    pub graphs: Option<usize>,
+    /// Total nodes.
+    pub nodes: Option<usize>,
+    /// Total undirected edges.
+    pub edges: Option<usize>,
+    /// Number of classes.
+    pub classes: Option<usize>,
+    /// Feature dimension (node classification).
+    pub features: Option<usize>,
+    /// Size of the `train` split.
+    pub train: Option<usize>,
+    /// Size of the `valid` split.
+    pub valid: Option<usize>,
+    /// Size of the `test` split.
+    pub test: Option<usize>,
+    /// Data rows (header excluded) of CSV files.
+    #[serde(default)]
+    pub rows: BTreeMap<String, usize>,
+}
+
+/// A registry entry.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetSpec {
+    /// Name, as the mirror folder.
+    pub name: String,
+    /// Task.
+    pub task: Task,
+    /// Layout.
+    pub layout: Layout,
+    /// One-line description.
+    pub description: String,
+    /// Canonical upstream sources the files come from.
+    pub upstream: Vec<String>,
+    /// Counts a load must reproduce.
+    #[serde(default)]
+    pub expect: Expect,
+    /// Files with checksums.
+    pub files: Vec<FileSpec>,
+}
+
+/// All known datasets.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Registry {
+    #[serde(rename = "dataset")]
+    datasets: Vec<DatasetSpec>,
+}
+
+impl Registry {
+    /// The registry shipped with dpgraph (`datasets/registry.toml`).
+    ///
+    /// # Example
+    /// ```
+    /// let r = graph_core::Registry::embedded();
+    /// assert_eq!(r.get("CORA")?.name, "cora"); // case-insensitive
+    /// assert!(r.get("citeseer").is_err());
+    /// # Ok::<(), graph_core::GraphError>(())
+    /// ```
+    pub fn embedded() -> &'static Registry {
+        static REG: OnceLock<Registry> = OnceLock::new();
+        REG.get_or_init(|| {
+            Registry::from_toml_str(EMBEDDED).expect("datasets/registry.toml is valid (tested)")
+        })
+    }
+
+    /// Parses a registry from TOML text.
+    ///
+    /// # Errors
+    /// [`GraphError::Registry`] for malformed TOML, unknown keys, duplicate names (case-insensitive),
+    /// bad checksums or unsafe file paths.
+    pub fn from_toml_str(text: &str) -> Result<Self> {
+        let reg: Registry =
+            toml::from_str(text).map_err(|e| GraphError::Registry(e.to_string()))?;
+        let mut names = std::collections::HashSet::new();
+        for d in &reg.datasets {
+            if !names.insert(d.name.to_lowercase()) {
+                return Err(GraphError::Registry(format!("duplicate dataset `{}`", d.name)));
+            }
+            for f in &d.files {
+                if f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(GraphError::Registry(format!(
+                        "{}/{}: sha256 must be 64 hex digits",
+                        d.name, f.path
+                    )));
+                }
+                let p = Path::new(&f.path);
+                if p.is_absolute()
+                    || p.components().any(|c| !matches!(c, std::path::Component::Normal(_)))
+                {
+                    return Err(GraphError::Registry(format!(
+                        "{}: unsafe file path `{}`",
+                        d.name, f.path
+                    )));
+                }
+            }
+        }
+        Ok(reg)
+    }
+
+    /// All datasets, in registry order.
+    pub fn datasets(&self) -> &[DatasetSpec] {
+        &self.datasets
+    }
+
+    /// Looks a dataset up by name, ignoring case.
+    ///
+    /// # Errors
+    /// [`GraphError::UnknownDataset`] listing the known names.
+    pub fn get(&self, name: &str) -> Result<&DatasetSpec> {
+        self.datasets
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| GraphError::UnknownDataset {
+                name: name.to_owned(),
+                known: self
+                    .datasets
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+/// The data directory: `$DPGRAPH_DATA`, or `./data`.
+pub fn data_dir() -> PathBuf {
+    std::env::var_os(DATA_ENV).map_or_else(|| PathBuf::from("data"), PathBuf::from)
+}
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest.iter() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+impl DatasetSpec {
+    /// The folder of this dataset under `data_dir`.
+    pub fn dir(&self, data_dir: &Path) -> PathBuf {
+        data_dir.join(&self.name)
+    }
+
+    /// Whether every file of the dataset is present (sizes checked, not checksums).
+    pub fn is_installed(&self, data_dir: &Path) -> bool {
+        let dir = self.dir(data_dir);
+        self.files.iter().all(|f| {
+            fs::metadata(dir.join(&f.path)).is_ok_and(|m| m.is_file() && m.len() == f.bytes)
+        })
+    }
+
+    /// Verifies every installed file against its checksum.
+    ///
+    /// # Errors
+    /// [`GraphError::MissingFile`], [`GraphError::Io`] or [`GraphError::Checksum`] for the first
+    /// file that is absent, unreadable or different.
+    pub fn verify(&self, data_dir: &Path) -> Result<()> {
+        let dir = self.dir(data_dir);
+        for f in &self.files {
+            let p = dir.join(&f.path);
+            if !p.is_file() {
+                return Err(GraphError::MissingFile { path: p });
+            }
+            let bytes = fs::read(&p).map_err(|e| GraphError::io(&p, e))?;
+            check_sum(&self.name, f, &bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Loads the installed dataset.
+    ///
+    /// # Errors
+    /// [`GraphError::NotInstalled`] when files are missing; any loader error otherwise.
+    pub fn load(&self, data_dir: &Path) -> Result<Dataset> {
+        if !self.is_installed(data_dir) {
+            return Err(GraphError::NotInstalled {
+                name: self.name.clone(),
+                dir: data_dir.to_path_buf(),
+            });
+        }
+        let dir = self.dir(data_dir);
+        Ok(match self.layout {
+            Layout::NodeNpy => Dataset::Nodes(load_node_npy(&dir, &self.name)?),
+            Layout::Tu => Dataset::Graphs(load_tu(&dir, &self.name)?),
+            Layout::AmlFiles => Dataset::Files(FileTables::read(&dir, self)?),
+        })
+    }
+}
+
+fn check_sum(dataset: &str, f: &FileSpec, bytes: &[u8]) -> Result<()> {
+    let actual = sha256_hex(bytes);
+    if !actual.eq_ignore_ascii_case(&f.sha256) {
+        return Err(GraphError::Checksum {
+            file: format!("{dataset}/{}", f.path),
+            expected: f.sha256.clone(),
+            actual,
+        });
+    }
+    Ok(())
+}
+
+/// A loaded dataset.
+#[derive(Clone, Debug)]
+pub enum Dataset {
+    /// One graph with node features and labels.
+    Nodes(NodeDataset),
+    /// A collection of graphs with targets.
+    Graphs(GraphDataset),
+    /// Tabular files (AML transactions), summarised by their row counts.
+    Files(FileTables),
+}
+
+/// Row counts of the CSV files of a tabular dataset (header lines excluded).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileTables {
+    /// Data rows per CSV file (relative path).
+    pub rows: BTreeMap<String, usize>,
+}
+
+impl FileTables {
+    fn read(dir: &Path, spec: &DatasetSpec) -> Result<Self> {
+        let mut rows = BTreeMap::new();
+        for f in &spec.files {
+            if f.path.ends_with(".csv") || f.path.ends_with(".csv.gz") {
+                let p = dir.join(&f.path);
+                let buf = crate::io::read_maybe_gz(&p)?;
+                let lines = crate::io::lines(&buf)
+                    .filter(|(_, l)| !l.trim_ascii().is_empty())
+                    .count();
+                rows.insert(f.path.clone(), lines.saturating_sub(1));
+            }
+        }
+        Ok(Self { rows })
+    }
+}
+
+/// A source of dataset files: a mirror directory, an HTTP server, …
+pub trait Fetch {
+    /// The bytes of `file` (relative path) of `dataset`.
+    ///
+    /// # Errors
+    /// Any I/O or transport error.
+    fn fetch(&self, dataset: &str, file: &str) -> std::io::Result<Vec<u8>>;
+
+    /// Where the files come from, for messages.
+    fn describe(&self) -> String;
+}
+
+/// A local mirror laid out as `<root>/<dataset>/<file>`.
+#[derive(Clone, Debug)]
+pub struct MirrorDir(pub PathBuf);
+
+impl Fetch for MirrorDir {
+    fn fetch(&self, dataset: &str, file: &str) -> std::io::Result<Vec<u8>> {
+        fs::read(self.0.join(dataset).join(file))
+    }
+
+    fn describe(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+/// What [`install`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstallOutcome {
+    /// Files were fetched, verified and moved into place.
+    Installed,
+    /// The dataset was already installed and every checksum matched.
+    AlreadyInstalled,
+}
+
+/// Installs `spec` into `data_dir` from `source`: every file is fetched into a temporary folder
+/// and verified against its SHA-256; only when all match is the folder renamed into place
+/// (replacing an older copy). On any failure the temporary folder is removed, so no partial
+/// dataset is ever visible under its name.
+///
+/// # Errors
+/// [`GraphError::Checksum`] for a file whose bytes differ; [`GraphError::Io`] for a fetch or write
+/// failure (the message names the source and file).
+pub fn install(spec: &DatasetSpec, source: &dyn Fetch, data_dir: &Path) -> Result<InstallOutcome> {
+    if spec.is_installed(data_dir) && spec.verify(data_dir).is_ok() {
+        return Ok(InstallOutcome::AlreadyInstalled);
+    }
+    fs::create_dir_all(data_dir).map_err(|e| GraphError::io(data_dir, e))?;
+    let pid = std::process::id();
+    let tmp = data_dir.join(format!(".install-{}-{pid}", spec.name));
+    let _ = fs::remove_dir_all(&tmp);
+    let result = fetch_all(spec, source, &tmp);
+    if let Err(e) = result {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let dest = spec.dir(data_dir);
+    let old = data_dir.join(format!(".old-{}-{pid}", spec.name));
+    if dest.exists() {
+        fs::rename(&dest, &old).map_err(|e| GraphError::io(&dest, e))?;
+    }
+    if let Err(e) = fs::rename(&tmp, &dest) {
+        let _ = fs::rename(&old, &dest);
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(GraphError::io(&dest, e));
+    }
+    let _ = fs::remove_dir_all(&old);
+    Ok(InstallOutcome::Installed)
+}
+
+fn fetch_all(spec: &DatasetSpec, source: &dyn Fetch, tmp: &Path) -> Result<()> {
+    for f in &spec.files {
+        let what = PathBuf::from(format!("{}/{}/{}", source.describe(), spec.name, f.path));
+        let bytes = source
+            .fetch(&spec.name, &f.path)
+            .map_err(|e| GraphError::io(&what, e))?;
+        check_sum(&spec.name, f, &bytes)?;
+        let dest = tmp.join(&f.path);
+        if let Some(parent) = dest.parent() {
+            fs::create_dir_all(parent).map_err(|e| GraphError::io(parent, e))?;
+        }
+        fs::write(&dest, &bytes).map_err(|e| GraphError::io(&dest, e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_registry_parses_and_lists_the_mirror() {
+        let r = Registry::embedded();
+        for name in [
+            "cora", "acm", "dblp", "amap", "MUTAG", "HIV", "BACE", "BBBP", "Lipophilicity",
+            "REDDIT-BINARY", "IMDB-BINARY", "PROTEINS", "NCI1", "amlworld-sample",
+            "amlsim-small", "amlsim-sample-20k",
+        ] {
+            let d = r.get(&name.to_uppercase()).unwrap();
+            assert_eq!(d.name, name);
+            assert!(!d.files.is_empty() && !d.upstream.is_empty());
+        }
+        assert!(matches!(r.get("pubmed"), Err(GraphError::UnknownDataset { .. })));
+    }
+
+    #[test]
+    fn registry_rejects_bad_entries() {
+        let ok = "[[dataset]]\nname='x'\ntask='transactions'\nlayout='aml-files'\ndescription=''\nupstream=[]\n";
+        assert!(Registry::from_toml_str(&format!("{ok}files=[]")).is_ok());
+        let dup = format!("{ok}files=[]\n{}files=[]", ok.replace("name='x'", "name='X'"));
+        assert!(Registry::from_toml_str(&dup).is_err());
+        let bad_sha = format!("{ok}[[dataset.files]]\npath='a'\nsha256='zz'\nbytes=1");
+        assert!(Registry::from_toml_str(&bad_sha).is_err());
+        let escape = format!("{ok}[[dataset.files]]\npath='../a'\nsha256='{}'\nbytes=1", "0".repeat(64));
+        assert!(Registry::from_toml_str(&escape).is_err());
+    }
+
+    struct Bytes(Vec<(&'static str, Vec<u8>)>);
+    impl Fetch for Bytes {
+        fn fetch(&self, _: &str, file: &str) -> std::io::Result<Vec<u8>> {
+            self.0
+                .iter()
+                .find(|(f, _)| *f == file)
+                .map(|(_, b)| b.clone())
+                .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, file))
+        }
+        fn describe(&self) -> String {
+            "memory".into()
+        }
+    }
+
+    fn spec(files: &[(&str, &[u8])]) -> DatasetSpec {
+        DatasetSpec {
+            name: "toy".into(),
+            task: Task::Transactions,
+            layout: Layout::AmlFiles,
+            description: String::new(),
+            upstream: vec![],
+            expect: Expect::default(),
+            files: files
+                .iter()
+                .map(|(p, b)| FileSpec {
+                    path: (*p).into(),
+                    sha256: sha256_hex(b),
+                    bytes: b.len() as u64,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn install_verifies_and_never_leaves_partial_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = spec(&[("a.csv", b"h\n1\n2\n"), ("sub/b.txt", b"bee")]);
+        let good = Bytes(vec![("a.csv", b"h\n1\n2\n".to_vec()), ("sub/b.txt", b"bee".to_vec())]);
+        let bad = Bytes(vec![("a.csv", b"h\n1\n2\n".to_vec()), ("sub/b.txt", b"BEE".to_vec())]);
+        let e = install(&s, &bad, dir.path()).unwrap_err();
+        assert!(matches!(e, GraphError::Checksum { .. }), "{e}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "nothing left behind");
+        assert_eq!(install(&s, &good, dir.path()).unwrap(), InstallOutcome::Installed);
+        assert_eq!(install(&s, &good, dir.path()).unwrap(), InstallOutcome::AlreadyInstalled);
+        s.verify(dir.path()).unwrap();
+        match s.load(dir.path()).unwrap() {
+            Dataset::Files(t) => assert_eq!(t.rows["a.csv"], 2),
+            other => panic!("unexpected {other:?}"),
+        }
+        // A corrupted install is detected and replaced.
+        fs::write(dir.path().join("toy/sub/b.txt"), b"bex").unwrap();
+        assert!(matches!(s.verify(dir.path()), Err(GraphError::Checksum { .. })));
+        assert_eq!(install(&s, &good, dir.path()).unwrap(), InstallOutcome::Installed);
+        s.verify(dir.path()).unwrap();
+        let missing = Bytes(vec![]);
+        let other = tempfile::tempdir().unwrap();
+        assert!(matches!(install(&s, &missing, other.path()), Err(GraphError::Io { .. })));
+        assert_eq!(fs::read_dir(other.path()).unwrap().count(), 0);
+    }
+}

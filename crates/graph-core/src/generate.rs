@@ -45,7 +45,7 @@ pub(crate) fn bernoulli_positions<'a, R: Rng + ?Sized>(
         // U in (0, 1]: ln U <= 0 and finite.
         let u: f64 = 1.0 - rng.random::<f64>();
         let skip = (u.ln() / log_q).floor();
-        if !(skip < (total - next) as f64) {
+        if skip >= (total - next) as f64 {
             done = true;
             return None;
         }
@@ -147,10 +147,10 @@ pub fn sbm_matrix<R: Rng + ?Sized>(
             reason: "must be a k × k matrix for k blocks",
         });
     }
-    for a in 0..k {
-        for b in 0..k {
-            check_prob("probs", probs[a][b])?;
-            if probs[a][b] != probs[b][a] {
+    for (a, row) in probs.iter().enumerate() {
+        for (b, &pab) in row.iter().enumerate() {
+            check_prob("probs", pab)?;
+            if pab != probs[b][a] {
                 return Err(GraphError::InvalidParam {
                     name: "probs",
                     value: format!("[{a}][{b}]"),

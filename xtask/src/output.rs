@@ -1,0 +1,131 @@
+//! Experiment output: one table written as CSV, JSON, Markdown (and a plot by the caller), each
+//! atomically (temporary file + rename), with the run's metadata.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+
+/// A results table with metadata.
+pub(crate) struct Table {
+    pub(crate) title: String,
+    pub(crate) columns: Vec<String>,
+    pub(crate) rows: Vec<Vec<Value>>,
+    /// Free-form run metadata (seed, git revision, deviations, …).
+    pub(crate) meta: serde_json::Map<String, Value>,
+    /// Notes printed under the Markdown table.
+    pub(crate) notes: Vec<String>,
+}
+
+impl Table {
+    pub(crate) fn new(title: &str, columns: &[&str]) -> Self {
+        Self {
+            title: title.to_owned(),
+            columns: columns.iter().map(|s| (*s).to_owned()).collect(),
+            rows: Vec::new(),
+            meta: serde_json::Map::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, row: Vec<Value>) {
+        debug_assert_eq!(row.len(), self.columns.len());
+        self.rows.push(row);
+    }
+
+    fn cell(v: &Value) -> String {
+        match v {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => match n.as_f64() {
+                Some(f) if n.is_f64() => format!("{f:.4}"),
+                _ => n.to_string(),
+            },
+            Value::Null => String::new(),
+            other => other.to_string(),
+        }
+    }
+
+    pub(crate) fn markdown(&self) -> String {
+        let mut s = format!("## {}\n\n", self.title);
+        s += &format!("| {} |\n", self.columns.join(" | "));
+        s += &format!("|{}\n", "---|".repeat(self.columns.len()));
+        for r in &self.rows {
+            s += &format!("| {} |\n", r.iter().map(Self::cell).collect::<Vec<_>>().join(" | "));
+        }
+        s += "\n";
+        for (k, v) in &self.meta {
+            s += &format!("- {k}: {}\n", Self::cell(v));
+        }
+        for n in &self.notes {
+            s += &format!("- {n}\n");
+        }
+        s
+    }
+
+    fn csv(&self) -> String {
+        let esc = |s: String| {
+            if s.contains([',', '"', '\n']) {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                s
+            }
+        };
+        let mut s = self.columns.iter().map(|c| esc(c.clone())).collect::<Vec<_>>().join(",") + "\n";
+        for r in &self.rows {
+            s += &(r
+                .iter()
+                .map(|v| esc(match v {
+                    Value::String(x) => x.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                }))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n");
+        }
+        s
+    }
+
+    /// Writes `<dir>/<stem>.{csv,json,md}`.
+    pub(crate) fn write(&self, dir: &Path, stem: &str) -> Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                Value::Object(self.columns.iter().cloned().zip(r.iter().cloned()).collect())
+            })
+            .collect();
+        let json = json!({ "title": self.title, "meta": self.meta, "notes": self.notes, "rows": rows });
+        write(dir, &format!("{stem}.csv"), self.csv().as_bytes())?;
+        write(dir, &format!("{stem}.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
+        write(dir, &format!("{stem}.md"), self.markdown().as_bytes())?;
+        Ok(())
+    }
+}
+
+/// Atomic write of `dir/name`.
+pub(crate) fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let p = dir.join(name);
+    graph_core::io::write_atomic(&p, bytes).with_context(|| format!("writing {}", p.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_writes_three_formats() {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = Table::new("T", &["name", "value"]);
+        t.push(vec![json!("a,b"), json!(1.5)]);
+        t.meta.insert("seed".into(), json!(3));
+        t.write(d.path(), "x").unwrap();
+        let csv = std::fs::read_to_string(d.path().join("x.csv")).unwrap();
+        assert_eq!(csv, "name,value\n\"a,b\",1.5\n");
+        let md = std::fs::read_to_string(d.path().join("x.md")).unwrap();
+        assert!(md.contains("| a,b | 1.5000 |") && md.contains("- seed: 3"), "{md}");
+        let js: Value = serde_json::from_slice(&std::fs::read(d.path().join("x.json")).unwrap()).unwrap();
+        assert_eq!(js["rows"][0]["value"], json!(1.5));
+    }
+}

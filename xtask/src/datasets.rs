@@ -10,8 +10,14 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let dir = data_dir();
     match args.first().map(String::as_str) {
         Some("list") | None => {
-            println!("data directory: {} (set DPGRAPH_DATA to change)", dir.display());
-            println!("{:<18} {:<22} {:<10} {:>9}  description", "name", "task", "installed", "MiB");
+            println!(
+                "data directory: {} (set DPGRAPH_DATA to change)",
+                dir.display()
+            );
+            println!(
+                "{:<18} {:<22} {:<10} {:>9}  description",
+                "name", "task", "installed", "MiB"
+            );
             for d in reg.datasets() {
                 let mib = d.files.iter().map(|f| f.bytes).sum::<u64>() as f64 / 1048576.0;
                 println!(
@@ -32,14 +38,22 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 match a.as_str() {
-                    "--from" => from = Some(it.next().context("--from needs a directory or URL")?.clone()),
+                    "--from" => {
+                        from = Some(
+                            it.next()
+                                .context("--from needs a directory or URL")?
+                                .clone(),
+                        )
+                    }
                     "--all" => all = true,
                     s if s.starts_with("--") => bail!("unknown option {s}"),
                     s => names.push(s.to_owned()),
                 }
             }
             let Some(from) = from else {
-                bail!("no source: pass --from DIR_OR_URL (a mirror with <name>/<file> layout) or set DPGRAPH_MIRROR");
+                bail!(
+                    "no source: pass --from DIR_OR_URL (a mirror with <name>/<file> layout) or set DPGRAPH_MIRROR"
+                );
             };
             let specs: Vec<_> = if all {
                 reg.datasets().iter().collect()
@@ -68,9 +82,15 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         }
         Some("verify") => {
             let specs: Vec<_> = if args.len() > 1 {
-                args[1..].iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
+                args[1..]
+                    .iter()
+                    .map(|n| reg.get(n))
+                    .collect::<Result<_, _>>()?
             } else {
-                reg.datasets().iter().filter(|d| d.is_installed(&dir)).collect()
+                reg.datasets()
+                    .iter()
+                    .filter(|d| d.is_installed(&dir))
+                    .collect()
             };
             for spec in specs {
                 spec.verify(&dir)?;

@@ -78,7 +78,11 @@ mod tests {
                         break;
                     }
                 }
-                let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let path = request_line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("/")
+                    .to_owned();
                 let file = root.join(path.trim_start_matches('/'));
                 let (status, body) = match std::fs::read(&file) {
                     Ok(b) => ("200 OK", b),
@@ -127,7 +131,11 @@ mod tests {
         let url = serve(served.path().to_path_buf(), 2);
         let reg = registry(&"0".repeat(64));
         let e = install(reg.get("toy").unwrap(), source(&url).as_ref(), data2.path()).unwrap_err();
-        assert!(e.to_string().contains("checksum mismatch for toy/sub/b.csv"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("checksum mismatch for toy/sub/b.csv"),
+            "{e}"
+        );
         assert_eq!(std::fs::read_dir(data2.path()).unwrap().count(), 0);
 
         // 404: error naming the URL, nothing left behind.

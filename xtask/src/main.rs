@@ -54,10 +54,19 @@ fn try_main() -> Result<()> {
                 bail!("tidy: {} problem(s)", problems.len())
             }
         }
-        Some("bench") => run_cargo(&[&["bench", "--workspace"], &str_refs(&args[1..])[..]].concat()),
+        Some("bench") => {
+            run_cargo(&[&["bench", "--workspace"], &str_refs(&args[1..])[..]].concat())
+        }
         Some("ci") => {
             run_cargo(&["fmt", "--all", "--", "--check"])?;
-            run_cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+            run_cargo(&[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ])?;
             run_cargo(&["test", "--workspace"])?;
             let problems = tidy::check(&project_root())?;
             if !problems.is_empty() {
@@ -111,7 +120,9 @@ fn git_revision() -> String {
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-    let Some(sha) = sha else { return "unknown".into() };
+    let Some(sha) = sha else {
+        return "unknown".into();
+    };
     let dirty = Command::new("git")
         .args(["status", "--porcelain", "--untracked-files=no"])
         .current_dir(&root)

@@ -50,7 +50,10 @@ impl Table {
         s += &format!("| {} |\n", self.columns.join(" | "));
         s += &format!("|{}\n", "---|".repeat(self.columns.len()));
         for r in &self.rows {
-            s += &format!("| {} |\n", r.iter().map(Self::cell).collect::<Vec<_>>().join(" | "));
+            s += &format!(
+                "| {} |\n",
+                r.iter().map(Self::cell).collect::<Vec<_>>().join(" | ")
+            );
         }
         s += "\n";
         for (k, v) in &self.meta {
@@ -70,15 +73,23 @@ impl Table {
                 s
             }
         };
-        let mut s = self.columns.iter().map(|c| esc(c.clone())).collect::<Vec<_>>().join(",") + "\n";
+        let mut s = self
+            .columns
+            .iter()
+            .map(|c| esc(c.clone()))
+            .collect::<Vec<_>>()
+            .join(",")
+            + "\n";
         for r in &self.rows {
             s += &(r
                 .iter()
-                .map(|v| esc(match v {
-                    Value::String(x) => x.clone(),
-                    Value::Null => String::new(),
-                    other => other.to_string(),
-                }))
+                .map(|v| {
+                    esc(match v {
+                        Value::String(x) => x.clone(),
+                        Value::Null => String::new(),
+                        other => other.to_string(),
+                    })
+                })
                 .collect::<Vec<_>>()
                 .join(",")
                 + "\n");
@@ -93,12 +104,23 @@ impl Table {
             .rows
             .iter()
             .map(|r| {
-                Value::Object(self.columns.iter().cloned().zip(r.iter().cloned()).collect())
+                Value::Object(
+                    self.columns
+                        .iter()
+                        .cloned()
+                        .zip(r.iter().cloned())
+                        .collect(),
+                )
             })
             .collect();
-        let json = json!({ "title": self.title, "meta": self.meta, "notes": self.notes, "rows": rows });
+        let json =
+            json!({ "title": self.title, "meta": self.meta, "notes": self.notes, "rows": rows });
         write(dir, &format!("{stem}.csv"), self.csv().as_bytes())?;
-        write(dir, &format!("{stem}.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
+        write(
+            dir,
+            &format!("{stem}.json"),
+            serde_json::to_string_pretty(&json)?.as_bytes(),
+        )?;
         write(dir, &format!("{stem}.md"), self.markdown().as_bytes())?;
         Ok(())
     }
@@ -124,8 +146,12 @@ mod tests {
         let csv = std::fs::read_to_string(d.path().join("x.csv")).unwrap();
         assert_eq!(csv, "name,value\n\"a,b\",1.5\n");
         let md = std::fs::read_to_string(d.path().join("x.md")).unwrap();
-        assert!(md.contains("| a,b | 1.5000 |") && md.contains("- seed: 3"), "{md}");
-        let js: Value = serde_json::from_slice(&std::fs::read(d.path().join("x.json")).unwrap()).unwrap();
+        assert!(
+            md.contains("| a,b | 1.5000 |") && md.contains("- seed: 3"),
+            "{md}"
+        );
+        let js: Value =
+            serde_json::from_slice(&std::fs::read(d.path().join("x.json")).unwrap()).unwrap();
         assert_eq!(js["rows"][0]["value"], json!(1.5));
     }
 }

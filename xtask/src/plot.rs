@@ -30,14 +30,28 @@ pub(crate) fn line_plot(
     const R: f64 = 170.0;
     const T: f64 = 40.0;
     const B: f64 = 55.0;
-    let tf = |v: f64, s: Scale| if s == Scale::Log { v.max(1e-300).log10() } else { v };
+    let tf = |v: f64, s: Scale| {
+        if s == Scale::Log {
+            v.max(1e-300).log10()
+        } else {
+            v
+        }
+    };
     let pts = series
         .iter()
         .flat_map(|s| s.points.iter())
         .filter(|(x, y)| {
-            x.is_finite() && y.is_finite() && (x_scale == Scale::Linear || *x > 0.0) && (y_scale == Scale::Linear || *y > 0.0)
+            x.is_finite()
+                && y.is_finite()
+                && (x_scale == Scale::Linear || *x > 0.0)
+                && (y_scale == Scale::Linear || *y > 0.0)
         });
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    let (mut x0, mut x1, mut y0, mut y1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
     for &(x, y) in pts {
         let (x, y) = (tf(x, x_scale), tf(y, y_scale));
         x0 = x0.min(x);
@@ -56,7 +70,9 @@ pub(crate) fn line_plot(
     }
     let px = |x: f64| L + (tf(x, x_scale) - x0) / (x1 - x0) * (W - L - R);
     let py = |y: f64| H - B - (tf(y, y_scale) - y0) / (y1 - y0) * (H - T - B);
-    let colors = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+    let colors = [
+        "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    ];
     let mut s = String::new();
     let _ = write!(
         s,
@@ -76,8 +92,16 @@ pub(crate) fn line_plot(
         let fx = x0 + (x1 - x0) * f64::from(i) / 4.0;
         let fy = y0 + (y1 - y0) * f64::from(i) / 4.0;
         let (vx, vy) = (
-            if x_scale == Scale::Log { 10f64.powf(fx) } else { fx },
-            if y_scale == Scale::Log { 10f64.powf(fy) } else { fy },
+            if x_scale == Scale::Log {
+                10f64.powf(fx)
+            } else {
+                fx
+            },
+            if y_scale == Scale::Log {
+                10f64.powf(fy)
+            } else {
+                fy
+            },
         );
         let _ = write!(
             s,
@@ -104,14 +128,31 @@ pub(crate) fn line_plot(
         let valid: Vec<_> = se
             .points
             .iter()
-            .filter(|(x, y)| x.is_finite() && y.is_finite() && (x_scale == Scale::Linear || *x > 0.0) && (y_scale == Scale::Linear || *y > 0.0))
+            .filter(|(x, y)| {
+                x.is_finite()
+                    && y.is_finite()
+                    && (x_scale == Scale::Linear || *x > 0.0)
+                    && (y_scale == Scale::Linear || *y > 0.0)
+            })
             .collect();
-        let path: Vec<String> = valid.iter().map(|&&(x, y)| format!("{:.1},{:.1}", px(x), py(y))).collect();
+        let path: Vec<String> = valid
+            .iter()
+            .map(|&&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
+            .collect();
         if path.len() > 1 {
-            let _ = write!(s, r#"<polyline fill="none" stroke="{c}" stroke-width="1.5" points="{}"/>"#, path.join(" "));
+            let _ = write!(
+                s,
+                r#"<polyline fill="none" stroke="{c}" stroke-width="1.5" points="{}"/>"#,
+                path.join(" ")
+            );
         }
         for &&(x, y) in &valid {
-            let _ = write!(s, r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{c}"/>"#, px(x), py(y));
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{c}"/>"#,
+                px(x),
+                py(y)
+            );
         }
         let ly = T + 14.0 + 18.0 * k as f64;
         let _ = write!(
@@ -135,12 +176,17 @@ fn tick(v: f64) -> String {
     } else if a >= 100.0 {
         format!("{v:.0}")
     } else {
-        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_owned()
+        format!("{v:.3}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_owned()
     }
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
@@ -155,10 +201,17 @@ mod tests {
             "y",
             Scale::Log,
             Scale::Linear,
-            &[Series { name: "s1".into(), points: vec![(1.0, 2.0), (10.0, 3.0), (0.0, 1.0)] }],
+            &[Series {
+                name: "s1".into(),
+                points: vec![(1.0, 2.0), (10.0, 3.0), (0.0, 1.0)],
+            }],
         );
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
         assert!(svg.contains("a&lt;b") && svg.contains("s1"));
-        assert_eq!(svg.matches("<circle").count(), 2, "x = 0 is dropped on a log axis");
+        assert_eq!(
+            svg.matches("<circle").count(),
+            2,
+            "x = 0 is dropped on a log axis"
+        );
     }
 }

@@ -20,7 +20,9 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>> {
         let text = std::fs::read_to_string(&f)?;
         let rel = f.strip_prefix(root).unwrap_or(&f).display().to_string();
         if !text.trim_start().starts_with("//!") {
-            problems.push(format!("{rel}: does not start with a `//!` module doc comment"));
+            problems.push(format!(
+                "{rel}: does not start with a `//!` module doc comment"
+            ));
         }
         for (i, line) in text.lines().enumerate() {
             for b in &banned {
@@ -40,7 +42,11 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let name = entry.file_name();
         let name = name.to_string_lossy();
         if entry.file_type()?.is_dir() {
-            if name.starts_with('.') || name.starts_with("target") || name == "data" || name == "results" {
+            if name.starts_with('.')
+                || name.starts_with("target")
+                || name == "data"
+                || name == "results"
+            {
                 continue;
             }
             collect(&path, out)?;
@@ -56,14 +62,22 @@ mod tests {
     #[test]
     fn tidy() {
         let problems = super::check(&crate::project_root()).unwrap();
-        assert!(problems.is_empty(), "tidy problems:\n{}", problems.join("\n"));
+        assert!(
+            problems.is_empty(),
+            "tidy problems:\n{}",
+            problems.join("\n")
+        );
     }
 
     #[test]
     fn tidy_detects_problems() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("a.rs"), "fn main() {}\n").unwrap();
-        std::fs::write(d.path().join("b.rs"), format!("//! ok\nfn f() {{ {}\"x\") }}\n", ["todo", "!("].concat())).unwrap();
+        std::fs::write(
+            d.path().join("b.rs"),
+            format!("//! ok\nfn f() {{ {}\"x\") }}\n", ["todo", "!("].concat()),
+        )
+        .unwrap();
         let p = super::check(d.path()).unwrap();
         assert_eq!(p.len(), 2, "{p:?}");
     }

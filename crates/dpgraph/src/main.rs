@@ -1,2 +1,88 @@
-//! The dpgraph command-line tool.
-fn main() {}
+//! `dpgraph`: the command-line tool for privacy-preserving graph learning.
+//!
+//! The command-line contract (commands, flags, file formats, JSON keys) is
+//! `shared/design/CLI.md`. Every command prints one line on stderr and exits non-zero on error;
+//! `--json` prints exactly one JSON object on stdout.
+
+mod datasets;
+mod graph;
+
+use clap::{Parser, Subcommand};
+
+/// Privacy-preserving graph learning: private graph embeddings, local edge-DP graph release,
+/// federated GNNs with metric-DP.
+#[derive(Parser, Debug)]
+#[command(name = "dpgraph", version, about, long_about = None)]
+struct Cli {
+    /// Print one JSON object on stdout instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// Seed for reproducible randomness (echoed in the output). Without it, noise comes from
+    /// the operating system's CSPRNG.
+    #[arg(long, global = true)]
+    seed: Option<u64>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Installed datasets and their counts.
+    #[command(subcommand)]
+    Datasets(datasets::DatasetsCmd),
+    /// Graph statistics.
+    #[command(subcommand)]
+    Graph(graph::GraphCmd),
+}
+
+/// Options every command sees.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Global {
+    /// `--json`.
+    pub(crate) json: bool,
+    /// `--seed`.
+    #[allow(dead_code)] // Read by the randomised commands of the paper crates.
+    pub(crate) seed: Option<u64>,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let global = Global {
+        json: cli.json,
+        seed: cli.seed,
+    };
+    let result = match &cli.command {
+        Command::Datasets(c) => datasets::run(c, global),
+        Command::Graph(c) => graph::run(c, global),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {}", one_line(&e));
+        std::process::exit(1);
+    }
+}
+
+/// The error and its causes on one line.
+fn one_line(e: &anyhow::Error) -> String {
+    e.chain()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
+        .replace('\n', " ")
+}
+
+/// Prints `value` as JSON (with `--json`) or as `key: value` lines.
+pub(crate) fn emit(global: Global, value: &serde_json::Value) -> anyhow::Result<()> {
+    if global.json {
+        println!("{}", serde_json::to_string(value)?);
+    } else if let serde_json::Value::Object(m) = value {
+        for (k, v) in m {
+            match v {
+                serde_json::Value::String(s) => println!("{k}: {s}"),
+                other => println!("{k}: {other}"),
+            }
+        }
+    } else {
+        println!("{value}");
+    }
+    Ok(())
+}

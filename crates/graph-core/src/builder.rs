@@ -80,9 +80,7 @@ impl GraphBuilder {
             }
         }
         if u == v {
-            return Err(GraphError::SelfLoop {
-                node: u64::from(u),
-            });
+            return Err(GraphError::SelfLoop { node: u64::from(u) });
         }
         self.edges.push(if u < v { (u, v) } else { (v, u) });
         Ok(())

@@ -252,7 +252,12 @@ impl ContextualSbm {
         let means: Vec<Vec<f64>> = (0..self.classes)
             .map(|_| {
                 let v: Vec<f64> = (0..self.dim).map(|_| StandardNormal.sample(rng)).collect();
-                let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
+                let norm = v
+                    .iter()
+                    .map(|x| x * x)
+                    .sum::<f64>()
+                    .sqrt()
+                    .max(f64::MIN_POSITIVE);
                 v.into_iter().map(|x| x * self.mu / norm).collect()
             })
             .collect();
@@ -337,19 +342,38 @@ mod tests {
         let g = erdos_renyi(n, p, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
         let mean = p * (n * (n - 1) / 2) as f64;
         let sd = (mean * (1.0 - p)).sqrt();
-        assert!((g.num_edges() as f64 - mean).abs() < 5.0 * sd, "{}", g.num_edges());
-        assert_eq!(g, erdos_renyi(n, p, &mut ChaCha8Rng::seed_from_u64(1)).unwrap());
-        assert_ne!(g, erdos_renyi(n, p, &mut ChaCha8Rng::seed_from_u64(2)).unwrap());
-        assert_eq!(erdos_renyi(5, 1.0, &mut ChaCha8Rng::seed_from_u64(0)).unwrap().num_edges(), 10);
-        assert_eq!(erdos_renyi(5, 0.0, &mut ChaCha8Rng::seed_from_u64(0)).unwrap().num_edges(), 0);
+        assert!(
+            (g.num_edges() as f64 - mean).abs() < 5.0 * sd,
+            "{}",
+            g.num_edges()
+        );
+        assert_eq!(
+            g,
+            erdos_renyi(n, p, &mut ChaCha8Rng::seed_from_u64(1)).unwrap()
+        );
+        assert_ne!(
+            g,
+            erdos_renyi(n, p, &mut ChaCha8Rng::seed_from_u64(2)).unwrap()
+        );
+        assert_eq!(
+            erdos_renyi(5, 1.0, &mut ChaCha8Rng::seed_from_u64(0))
+                .unwrap()
+                .num_edges(),
+            10
+        );
+        assert_eq!(
+            erdos_renyi(5, 0.0, &mut ChaCha8Rng::seed_from_u64(0))
+                .unwrap()
+                .num_edges(),
+            0
+        );
         assert!(erdos_renyi(5, f64::NAN, &mut ChaCha8Rng::seed_from_u64(0)).is_err());
         assert!(erdos_renyi(5, 1.5, &mut ChaCha8Rng::seed_from_u64(0)).is_err());
     }
 
     #[test]
     fn sbm_densities_match_probabilities() {
-        let (g, blocks) =
-            sbm(&[400, 400], 0.1, 0.01, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+        let (g, blocks) = sbm(&[400, 400], 0.1, 0.01, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
         let (mut inside, mut across) = (0usize, 0usize);
         for (u, v) in g.edges() {
             if blocks[u as usize] == blocks[v as usize] {
@@ -375,18 +399,32 @@ mod tests {
 
     #[test]
     fn csbm_features_separate_classes() {
-        let ds = ContextualSbm { n: 400, classes: 2, p_in: 0.02, p_out: 0.002, dim: 16, mu: 4.0 }
-            .sample(&mut ChaCha8Rng::seed_from_u64(5))
-            .unwrap();
+        let ds = ContextualSbm {
+            n: 400,
+            classes: 2,
+            p_in: 0.02,
+            p_out: 0.002,
+            dim: 16,
+            mu: 4.0,
+        }
+        .sample(&mut ChaCha8Rng::seed_from_u64(5))
+        .unwrap();
         let f = ds.features();
         let mean = |c: u32| -> Vec<f64> {
             let rows: Vec<_> = (0..400).filter(|&i| ds.labels()[i] == c).collect();
             (0..16)
-                .map(|d| rows.iter().map(|&i| f64::from(f[[i, d]])).sum::<f64>() / rows.len() as f64)
+                .map(|d| {
+                    rows.iter().map(|&i| f64::from(f[[i, d]])).sum::<f64>() / rows.len() as f64
+                })
                 .collect()
         };
         let (m0, m1) = (mean(0), mean(1));
-        let dist: f64 = m0.iter().zip(&m1).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
+        let dist: f64 = m0
+            .iter()
+            .zip(&m1)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+            .sqrt();
         assert!(dist > 2.0, "class means should be apart, got {dist}");
     }
 }

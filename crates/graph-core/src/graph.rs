@@ -245,10 +245,12 @@ impl Graph {
         let n = self.num_nodes();
         let mut local = vec![u32::MAX; n];
         for (i, &u) in nodes.iter().enumerate() {
-            let slot = local.get_mut(u as usize).ok_or(GraphError::NodeOutOfRange {
-                node: u64::from(u),
-                n: n as u64,
-            })?;
+            let slot = local
+                .get_mut(u as usize)
+                .ok_or(GraphError::NodeOutOfRange {
+                    node: u64::from(u),
+                    n: n as u64,
+                })?;
             if *slot != u32::MAX {
                 return Err(GraphError::InvalidParam {
                     name: "nodes",

@@ -59,7 +59,12 @@ mod tests {
             Graph::from_petgraph(&pg, DuplicatePolicy::Reject),
             Err(GraphError::DuplicateEdge { u: 0, v: 1 })
         ));
-        assert_eq!(Graph::from_petgraph(&pg, DuplicatePolicy::Merge).unwrap().num_edges(), 1);
+        assert_eq!(
+            Graph::from_petgraph(&pg, DuplicatePolicy::Merge)
+                .unwrap()
+                .num_edges(),
+            1
+        );
         pg.add_edge(a, a, ());
         assert!(matches!(
             Graph::from_petgraph(&pg, DuplicatePolicy::Merge),

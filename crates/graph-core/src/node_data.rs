@@ -149,7 +149,9 @@ impl NodeDataset {
     pub fn with_split(mut self, split: NodeSplit) -> Result<Self> {
         let n = self.graph.num_nodes();
         if split.train.len() != n || split.val.len() != n || split.test.len() != n {
-            return Err(GraphError::Shape(format!("split masks must have {n} entries")));
+            return Err(GraphError::Shape(format!(
+                "split masks must have {n} entries"
+            )));
         }
         self.split = Some(split);
         Ok(self)

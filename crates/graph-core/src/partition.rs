@@ -77,9 +77,10 @@ impl Partition {
     }
 
     /// A community-based partition: label propagation (asynchronous, random order and tie
-    /// breaks, at most 100 sweeps) finds communities, which are then packed into `k` parts,
-    /// largest community first into the currently smallest part. Communities larger than a part
-    /// stay whole, so parts can be unbalanced on graphs with a giant community.
+    /// breaks, at most 100 sweeps) finds communities, which are then grown into `k` parts of
+    /// about `n / k` nodes each: a part starts from the largest unassigned community and keeps
+    /// absorbing the unassigned community with the most edges into it, so that adjacent
+    /// communities share a part. Communities stay whole, so a giant community makes parts unbalanced.
     ///
     /// # Errors
     /// [`GraphError::InvalidParam`] unless `1 <= k <= n`.
@@ -90,24 +91,8 @@ impl Partition {
         let n = graph.num_nodes();
         check_k(n, k)?;
         let comm = label_propagation(graph, rng);
-        let mut sizes = std::collections::HashMap::<u32, usize>::new();
-        for &c in &comm {
-            *sizes.entry(c).or_default() += 1;
-        }
-        let mut order: Vec<(u32, usize)> = sizes.into_iter().collect();
-        order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut load = vec![0usize; k];
-        let mut part_of_comm = std::collections::HashMap::new();
-        for (c, s) in order {
-            let (best, _) = load
-                .iter()
-                .enumerate()
-                .min_by_key(|&(i, &l)| (l, i))
-                .expect("k >= 1");
-            load[best] += s;
-            part_of_comm.insert(c, best as u32);
-        }
-        let part = comm.iter().map(|c| part_of_comm[c]).collect();
+        let part_of_comm = pack_communities(graph, &comm, k);
+        let part = comm.iter().map(|&c| part_of_comm[c as usize]).collect();
         // With fewer communities than parts, some parts are empty: fall back to splitting.
         let p = Self { part, num_parts: k };
         if p.sizes().contains(&0) {
@@ -177,7 +162,10 @@ impl Partition {
         self.check_graph(graph)?;
         let mut m = vec![vec![0; self.num_parts]; self.num_parts];
         for (u, v) in graph.edges() {
-            let (a, b) = (self.part[u as usize] as usize, self.part[v as usize] as usize);
+            let (a, b) = (
+                self.part[u as usize] as usize,
+                self.part[v as usize] as usize,
+            );
             m[a][b] += 1;
             if a != b {
                 m[b][a] += 1;
@@ -209,6 +197,101 @@ fn check_k(n: usize, k: usize) -> Result<()> {
     Ok(())
 }
 
+/// Grows `k` parts from communities (see [`Partition::community`]); returns the part of each
+/// community label (indexed by label, labels are node ids of `0..n`).
+fn pack_communities(graph: &Graph, comm: &[u32], k: usize) -> Vec<u32> {
+    use std::collections::{BinaryHeap, HashMap};
+    let n = graph.num_nodes();
+    let mut size = vec![0usize; n];
+    for &c in comm {
+        size[c as usize] += 1;
+    }
+    // Edge weights between communities.
+    let mut adj: HashMap<u32, HashMap<u32, usize>> = HashMap::new();
+    for (u, v) in graph.edges() {
+        let (a, b) = (comm[u as usize], comm[v as usize]);
+        if a != b {
+            *adj.entry(a).or_default().entry(b).or_default() += 1;
+            *adj.entry(b).or_default().entry(a).or_default() += 1;
+        }
+    }
+    let mut by_size: Vec<u32> = (0..n as u32).filter(|&c| size[c as usize] > 0).collect();
+    by_size.sort_by(|&a, &b| size[b as usize].cmp(&size[a as usize]).then(a.cmp(&b)));
+    let mut part_of = vec![u32::MAX; n];
+    let mut remaining = n;
+    let mut next_seed = 0usize;
+    for p in 0..k {
+        let target = remaining.div_ceil(k - p);
+        let mut load = 0usize;
+        let mut weight: HashMap<u32, usize> = HashMap::new();
+        let mut heap: BinaryHeap<(usize, usize, std::cmp::Reverse<u32>)> = BinaryHeap::new();
+        while load < target {
+            // The most connected unassigned community, or the largest one to (re)start.
+            let pick = loop {
+                match heap.pop() {
+                    Some((w, _, std::cmp::Reverse(c))) => {
+                        if part_of[c as usize] == u32::MAX && weight.get(&c) == Some(&w) {
+                            break Some(c);
+                        }
+                    }
+                    None => break None,
+                }
+            };
+            let c = match pick {
+                Some(c) => c,
+                None => {
+                    while next_seed < by_size.len()
+                        && part_of[by_size[next_seed] as usize] != u32::MAX
+                    {
+                        next_seed += 1;
+                    }
+                    match by_size.get(next_seed) {
+                        Some(&c) => c,
+                        None => break,
+                    }
+                }
+            };
+            // The last part takes everything left; others stop before overshooting much.
+            let s = size[c as usize];
+            if p + 1 < k && load > 0 && load + s > target + target / 20 {
+                weight.remove(&c);
+                continue;
+            }
+            part_of[c as usize] = p as u32;
+            load += s;
+            if let Some(nb) = adj.get(&c) {
+                for (&d, &w) in nb {
+                    if part_of[d as usize] == u32::MAX {
+                        let e = weight.entry(d).or_default();
+                        *e += w;
+                        heap.push((*e, size[d as usize], std::cmp::Reverse(d)));
+                    }
+                }
+            }
+        }
+        remaining -= load;
+    }
+    // Communities skipped by every part (too large to fit) go to the least loaded part.
+    let mut loads = vec![0usize; k];
+    for c in 0..n {
+        if part_of[c] != u32::MAX {
+            loads[part_of[c] as usize] += size[c];
+        }
+    }
+    for &c in &by_size {
+        if part_of[c as usize] == u32::MAX {
+            let (best, _) = loads
+                .iter()
+                .enumerate()
+                .min_by_key(|&(i, &l)| (l, i))
+                .expect("k >= 1");
+            part_of[c as usize] = best as u32;
+            loads[best] += size[c as usize];
+        }
+    }
+    part_of
+}
+
 /// Asynchronous label propagation (Raghavan et al. 2007): community label per node.
 fn label_propagation<R: Rng + ?Sized>(graph: &Graph, rng: &mut R) -> Vec<u32> {
     let n = graph.num_nodes();
@@ -232,9 +315,18 @@ fn label_propagation<R: Rng + ?Sized>(graph: &Graph, rng: &mut R) -> Vec<u32> {
                 }
                 counts[l as usize] += 1;
             }
-            let top = touched.iter().map(|&l| counts[l as usize]).max().unwrap_or(0);
+            let top = touched
+                .iter()
+                .map(|&l| counts[l as usize])
+                .max()
+                .unwrap_or(0);
             best.clear();
-            best.extend(touched.iter().copied().filter(|&l| counts[l as usize] == top));
+            best.extend(
+                touched
+                    .iter()
+                    .copied()
+                    .filter(|&l| counts[l as usize] == top),
+            );
             let current = label[u as usize];
             if !best.contains(&current) {
                 label[u as usize] = best[rng.random_range(0..best.len())];
@@ -284,7 +376,11 @@ mod tests {
         assert!(c < r / 2, "community {c} vs random {r}");
         assert!(c <= 3 * t, "community {c} vs planted {t}");
         let m = comm.edge_matrix(&g).unwrap();
-        let off: usize = (0..4).flat_map(|a| (0..4).map(move |b| (a, b))).filter(|(a, b)| a < b).map(|(a, b)| m[a][b]).sum();
+        let off: usize = (0..4)
+            .flat_map(|a| (0..4).map(move |b| (a, b)))
+            .filter(|(a, b)| a < b)
+            .map(|(a, b)| m[a][b])
+            .sum();
         assert_eq!(off, c);
     }
 

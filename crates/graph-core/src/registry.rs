@@ -152,7 +152,10 @@ impl Registry {
         let mut names = std::collections::HashSet::new();
         for d in &reg.datasets {
             if !names.insert(d.name.to_lowercase()) {
-                return Err(GraphError::Registry(format!("duplicate dataset `{}`", d.name)));
+                return Err(GraphError::Registry(format!(
+                    "duplicate dataset `{}`",
+                    d.name
+                )));
             }
             for f in &d.files {
                 if f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -163,7 +166,8 @@ impl Registry {
                 }
                 let p = Path::new(&f.path);
                 if p.is_absolute()
-                    || p.components().any(|c| !matches!(c, std::path::Component::Normal(_)))
+                    || p.components()
+                        .any(|c| !matches!(c, std::path::Component::Normal(_)))
                 {
                     return Err(GraphError::Registry(format!(
                         "{}: unsafe file path `{}`",
@@ -408,26 +412,48 @@ mod tests {
     fn embedded_registry_parses_and_lists_the_mirror() {
         let r = Registry::embedded();
         for name in [
-            "cora", "acm", "dblp", "amap", "MUTAG", "HIV", "BACE", "BBBP", "Lipophilicity",
-            "REDDIT-BINARY", "IMDB-BINARY", "PROTEINS", "NCI1", "amlworld-sample",
-            "amlsim-small", "amlsim-sample-20k",
+            "cora",
+            "acm",
+            "dblp",
+            "amap",
+            "MUTAG",
+            "HIV",
+            "BACE",
+            "BBBP",
+            "Lipophilicity",
+            "REDDIT-BINARY",
+            "IMDB-BINARY",
+            "PROTEINS",
+            "NCI1",
+            "amlworld-sample",
+            "amlsim-small",
+            "amlsim-sample-20k",
         ] {
             let d = r.get(&name.to_uppercase()).unwrap();
             assert_eq!(d.name, name);
             assert!(!d.files.is_empty() && !d.upstream.is_empty());
         }
-        assert!(matches!(r.get("pubmed"), Err(GraphError::UnknownDataset { .. })));
+        assert!(matches!(
+            r.get("pubmed"),
+            Err(GraphError::UnknownDataset { .. })
+        ));
     }
 
     #[test]
     fn registry_rejects_bad_entries() {
         let ok = "[[dataset]]\nname='x'\ntask='transactions'\nlayout='aml-files'\ndescription=''\nupstream=[]\n";
         assert!(Registry::from_toml_str(&format!("{ok}files=[]")).is_ok());
-        let dup = format!("{ok}files=[]\n{}files=[]", ok.replace("name='x'", "name='X'"));
+        let dup = format!(
+            "{ok}files=[]\n{}files=[]",
+            ok.replace("name='x'", "name='X'")
+        );
         assert!(Registry::from_toml_str(&dup).is_err());
         let bad_sha = format!("{ok}[[dataset.files]]\npath='a'\nsha256='zz'\nbytes=1");
         assert!(Registry::from_toml_str(&bad_sha).is_err());
-        let escape = format!("{ok}[[dataset.files]]\npath='../a'\nsha256='{}'\nbytes=1", "0".repeat(64));
+        let escape = format!(
+            "{ok}[[dataset.files]]\npath='../a'\nsha256='{}'\nbytes=1",
+            "0".repeat(64)
+        );
         assert!(Registry::from_toml_str(&escape).is_err());
     }
 
@@ -468,13 +494,29 @@ mod tests {
     fn install_verifies_and_never_leaves_partial_data() {
         let dir = tempfile::tempdir().unwrap();
         let s = spec(&[("a.csv", b"h\n1\n2\n"), ("sub/b.txt", b"bee")]);
-        let good = Bytes(vec![("a.csv", b"h\n1\n2\n".to_vec()), ("sub/b.txt", b"bee".to_vec())]);
-        let bad = Bytes(vec![("a.csv", b"h\n1\n2\n".to_vec()), ("sub/b.txt", b"BEE".to_vec())]);
+        let good = Bytes(vec![
+            ("a.csv", b"h\n1\n2\n".to_vec()),
+            ("sub/b.txt", b"bee".to_vec()),
+        ]);
+        let bad = Bytes(vec![
+            ("a.csv", b"h\n1\n2\n".to_vec()),
+            ("sub/b.txt", b"BEE".to_vec()),
+        ]);
         let e = install(&s, &bad, dir.path()).unwrap_err();
         assert!(matches!(e, GraphError::Checksum { .. }), "{e}");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "nothing left behind");
-        assert_eq!(install(&s, &good, dir.path()).unwrap(), InstallOutcome::Installed);
-        assert_eq!(install(&s, &good, dir.path()).unwrap(), InstallOutcome::AlreadyInstalled);
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "nothing left behind"
+        );
+        assert_eq!(
+            install(&s, &good, dir.path()).unwrap(),
+            InstallOutcome::Installed
+        );
+        assert_eq!(
+            install(&s, &good, dir.path()).unwrap(),
+            InstallOutcome::AlreadyInstalled
+        );
         s.verify(dir.path()).unwrap();
         match s.load(dir.path()).unwrap() {
             Dataset::Files(t) => assert_eq!(t.rows["a.csv"], 2),
@@ -482,12 +524,21 @@ mod tests {
         }
         // A corrupted install is detected and replaced.
         fs::write(dir.path().join("toy/sub/b.txt"), b"bex").unwrap();
-        assert!(matches!(s.verify(dir.path()), Err(GraphError::Checksum { .. })));
-        assert_eq!(install(&s, &good, dir.path()).unwrap(), InstallOutcome::Installed);
+        assert!(matches!(
+            s.verify(dir.path()),
+            Err(GraphError::Checksum { .. })
+        ));
+        assert_eq!(
+            install(&s, &good, dir.path()).unwrap(),
+            InstallOutcome::Installed
+        );
         s.verify(dir.path()).unwrap();
         let missing = Bytes(vec![]);
         let other = tempfile::tempdir().unwrap();
-        assert!(matches!(install(&s, &missing, other.path()), Err(GraphError::Io { .. })));
+        assert!(matches!(
+            install(&s, &missing, other.path()),
+            Err(GraphError::Io { .. })
+        ));
         assert_eq!(fs::read_dir(other.path()).unwrap().count(), 0);
     }
 }

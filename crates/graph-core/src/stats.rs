@@ -54,7 +54,10 @@ impl GraphStats {
                 .iter()
                 .map(|g| g.degrees().filter(|&d| d == 0).count())
                 .sum(),
-            components: graphs.iter().map(|g| g.connected_components().count()).sum(),
+            components: graphs
+                .iter()
+                .map(|g| g.connected_components().count())
+                .sum(),
             density: if graphs.is_empty() {
                 0.0
             } else {

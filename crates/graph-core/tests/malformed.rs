@@ -3,12 +3,16 @@
 use std::fs;
 use std::path::Path;
 
-use graph_core::loaders::{load_node_npy, load_tu};
 use graph_core::GraphError;
+use graph_core::loaders::{load_node_npy, load_tu};
 
 /// Writes a small valid TU dataset `T` (2 graphs: a triangle and an edge plus an isolated node).
 fn write_tu(dir: &Path) {
-    fs::write(dir.join("T_A.txt"), "1, 2\n2, 1\n2, 3\n3, 2\n1, 3\n3, 1\n4, 5\n5, 4\n").unwrap();
+    fs::write(
+        dir.join("T_A.txt"),
+        "1, 2\n2, 1\n2, 3\n3, 2\n1, 3\n3, 1\n4, 5\n5, 4\n",
+    )
+    .unwrap();
     fs::write(dir.join("T_graph_indicator.txt"), "1\n1\n1\n2\n2\n2\n").unwrap();
     fs::write(dir.join("T_graph_labels.txt"), "-1\n1\n").unwrap();
     fs::write(dir.join("T_node_labels.txt"), "6\n6\n8\n7\n7\n1\n").unwrap();
@@ -49,20 +53,28 @@ fn gz_files_are_read_transparently() {
 #[test]
 fn non_numeric_token() {
     let e = err_with("T_A.txt", b"1, 2\n2, x\n");
-    assert!(e.ends_with("T_A.txt:2: expected target node id (an integer), found `x`"), "{e}");
+    assert!(
+        e.ends_with("T_A.txt:2: expected target node id (an integer), found `x`"),
+        "{e}"
+    );
 }
 
 #[test]
 fn truncated_line() {
     let e = err_with("T_A.txt", b"1, 2\n2,");
-    assert!(e.ends_with("T_A.txt:2: expected target node id, found end of line"), "{e}");
+    assert!(
+        e.ends_with("T_A.txt:2: expected target node id, found end of line"),
+        "{e}"
+    );
 }
 
 #[test]
 fn truncated_gzip_stream() {
     let d = tempfile::tempdir().unwrap();
     write_tu(d.path());
-    let big: String = (0..2000).map(|i| format!("{}, {}\n", 1 + i % 3, 1 + (i + 1) % 3)).collect();
+    let big: String = (0..2000)
+        .map(|i| format!("{}, {}\n", 1 + i % 3, 1 + (i + 1) % 3))
+        .collect();
     fs::remove_file(d.path().join("T_A.txt")).unwrap();
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     std::io::Write::write_all(&mut enc, big.as_bytes()).unwrap();
@@ -76,13 +88,19 @@ fn truncated_gzip_stream() {
 #[test]
 fn id_zero_in_one_based_file() {
     let e = err_with("T_A.txt", b"1, 2\n0, 1\n");
-    assert!(e.ends_with("T_A.txt:2: node id 0 in a 1-based file (ids start at 1)"), "{e}");
+    assert!(
+        e.ends_with("T_A.txt:2: node id 0 in a 1-based file (ids start at 1)"),
+        "{e}"
+    );
 }
 
 #[test]
 fn id_above_node_count() {
     let e = err_with("T_A.txt", b"1, 2\n2, 7\n");
-    assert!(e.ends_with("T_A.txt:2: node id 7 > number of nodes 6 in the graph indicator"), "{e}");
+    assert!(
+        e.ends_with("T_A.txt:2: node id 7 > number of nodes 6 in the graph indicator"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -94,15 +112,24 @@ fn self_loop() {
 #[test]
 fn edge_across_graphs() {
     let e = err_with("T_A.txt", b"1, 4\n");
-    assert!(e.ends_with("T_A.txt:1: edge 1 4 joins graph 1 and graph 2"), "{e}");
+    assert!(
+        e.ends_with("T_A.txt:1: edge 1 4 joins graph 1 and graph 2"),
+        "{e}"
+    );
 }
 
 #[test]
 fn indicator_label_count_mismatch() {
     let e = err_with("T_graph_labels.txt", b"1\n");
-    assert!(e.ends_with("T_graph_labels.txt: 1 graph labels but 2 graphs in the graph indicator"), "{e}");
+    assert!(
+        e.ends_with("T_graph_labels.txt: 1 graph labels but 2 graphs in the graph indicator"),
+        "{e}"
+    );
     let e = err_with("T_node_labels.txt", b"1\n2\n");
-    assert!(e.ends_with("T_node_labels.txt: 2 node labels but 6 nodes in the graph indicator"), "{e}");
+    assert!(
+        e.ends_with("T_node_labels.txt: 2 node labels but 6 nodes in the graph indicator"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -110,7 +137,10 @@ fn missing_required_file() {
     let d = tempfile::tempdir().unwrap();
     write_tu(d.path());
     fs::remove_file(d.path().join("T_graph_indicator.txt")).unwrap();
-    assert!(matches!(load_tu(d.path(), "T"), Err(GraphError::MissingFile { .. })));
+    assert!(matches!(
+        load_tu(d.path(), "T"),
+        Err(GraphError::MissingFile { .. })
+    ));
 }
 
 #[test]
@@ -142,7 +172,10 @@ fn npy_u8(shape: &str, body: &[u8]) -> Vec<u8> {
 }
 
 fn npy_i8(vals: &[i64]) -> Vec<u8> {
-    let mut h = format!("{{'descr': '<i8', 'fortran_order': False, 'shape': ({},), }}", vals.len());
+    let mut h = format!(
+        "{{'descr': '<i8', 'fortran_order': False, 'shape': ({},), }}",
+        vals.len()
+    );
     while (11 + h.len()) % 64 != 0 {
         h.push(' ');
     }
@@ -161,18 +194,35 @@ fn node_layout_errors() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
     fs::write(p.join("labels.npy"), npy_i8(&[0, 1, 1])).unwrap();
-    fs::write(p.join("features.npy"), npy_u8("(3, 2)", &[1, 0, 0, 1, 1, 1])).unwrap();
+    fs::write(
+        p.join("features.npy"),
+        npy_u8("(3, 2)", &[1, 0, 0, 1, 1, 1]),
+    )
+    .unwrap();
     fs::write(p.join("edges.txt"), "0 1\n1 2\n").unwrap();
     let ds = load_node_npy(p, "toy").unwrap();
     assert_eq!((ds.graph().num_edges(), ds.num_classes()), (2, 2));
 
     fs::write(p.join("edges.txt"), "0 1\n1 3\n").unwrap();
     let e = load_node_npy(p, "toy").unwrap_err().to_string();
-    assert!(e.ends_with("edges.txt:2: node id 3 out of range 0..3 (n = number of labels)"), "{e}");
+    assert!(
+        e.ends_with("edges.txt:2: node id 3 out of range 0..3 (n = number of labels)"),
+        "{e}"
+    );
     fs::write(p.join("edges.txt"), "0 1\n2 2\n").unwrap();
-    assert!(load_node_npy(p, "toy").unwrap_err().to_string().ends_with(":2: self-loop on node 2"));
+    assert!(
+        load_node_npy(p, "toy")
+            .unwrap_err()
+            .to_string()
+            .ends_with(":2: self-loop on node 2")
+    );
     fs::write(p.join("edges.txt"), "0 1\n1 0\n").unwrap();
-    assert!(load_node_npy(p, "toy").unwrap_err().to_string().ends_with(":2: duplicate edge {0, 1}"));
+    assert!(
+        load_node_npy(p, "toy")
+            .unwrap_err()
+            .to_string()
+            .ends_with(":2: duplicate edge {0, 1}")
+    );
     fs::write(p.join("edges.txt"), "0 1\n").unwrap();
     fs::write(p.join("features.npy"), npy_u8("(3, 2)", &[1, 0, 0])).unwrap();
     let e = load_node_npy(p, "toy").unwrap_err().to_string();

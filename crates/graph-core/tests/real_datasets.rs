@@ -1,7 +1,7 @@
 //! Loads every dataset of the registry that is installed in `$DPGRAPH_DATA` and checks the counts
 //! its README states (the registry's `expect` table).
 //!
-//! With `DPGRAPH_REQUIRE_DATA=1` (set by `.ci/run` after installing the mirror), a dataset that is
+//! Test names start with `real_data_` so `.ci/run` can select them. With `DPGRAPH_REQUIRE_DATA=1` (set by `.ci/run` after installing the mirror), a dataset that is
 //! not installed is a failure, not a skip.
 
 use std::path::PathBuf;
@@ -37,15 +37,30 @@ fn check_expect(spec: &DatasetSpec, ds: &Dataset) {
             assert_eq!(Some(d.graph().num_nodes()), e.nodes, "{} nodes", spec.name);
             assert_eq!(Some(d.graph().num_edges()), e.edges, "{} edges", spec.name);
             assert_eq!(Some(d.num_classes()), e.classes, "{} classes", spec.name);
-            assert_eq!(Some(d.features().ncols()), e.features, "{} features", spec.name);
+            assert_eq!(
+                Some(d.features().ncols()),
+                e.features,
+                "{} features",
+                spec.name
+            );
         }
         Dataset::Graphs(d) => {
             assert_eq!(Some(d.len()), e.graphs, "{} graphs", spec.name);
             assert_eq!(Some(d.total_nodes()), e.nodes, "{} nodes", spec.name);
             assert_eq!(Some(d.total_edges()), e.edges, "{} edges", spec.name);
-            assert_eq!(d.targets().num_classes(), e.classes, "{} classes", spec.name);
+            assert_eq!(
+                d.targets().num_classes(),
+                e.classes,
+                "{} classes",
+                spec.name
+            );
             for (split, want) in [("train", e.train), ("valid", e.valid), ("test", e.test)] {
-                assert_eq!(d.split(split).map(<[usize]>::len), want, "{} {split}", spec.name);
+                assert_eq!(
+                    d.split(split).map(<[usize]>::len),
+                    want,
+                    "{} {split}",
+                    spec.name
+                );
             }
         }
         Dataset::Files(t) => {
@@ -58,11 +73,13 @@ fn check_expect(spec: &DatasetSpec, ds: &Dataset) {
 }
 
 #[test]
-fn every_installed_dataset_matches_its_readme_counts() {
+fn real_data_every_installed_dataset_matches_its_readme_counts() {
     for spec in Registry::embedded().datasets() {
         if let Some((spec, dir)) = installed(&spec.name) {
             spec.verify(&dir).expect("checksums");
-            let ds = spec.load(&dir).unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+            let ds = spec
+                .load(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
             check_expect(spec, &ds);
         }
     }
@@ -77,42 +94,73 @@ fn graphs(name: &str) -> Option<graph_core::GraphDataset> {
 }
 
 #[test]
-fn cora_counts() {
-    let Some((spec, dir)) = installed("cora") else { return };
-    let Dataset::Nodes(d) = spec.load(&dir).expect("load") else { panic!("cora is node data") };
+fn real_data_cora_counts() {
+    let Some((spec, dir)) = installed("cora") else {
+        return;
+    };
+    let Dataset::Nodes(d) = spec.load(&dir).expect("load") else {
+        panic!("cora is node data")
+    };
     assert_eq!((d.graph().num_nodes(), d.graph().num_edges()), (2708, 5278));
     assert_eq!(d.class_counts(), vec![351, 217, 418, 818, 426, 298, 180]);
     assert_eq!(d.features().dim(), (2708, 1433));
 }
 
 #[test]
-fn hiv_counts_and_scaffold_split() {
+fn real_data_hiv_counts_and_scaffold_split() {
     let Some(d) = graphs("HIV") else { return };
     assert_eq!(d.len(), 41_127);
     assert_eq!(
-        (d.split("train").unwrap().len(), d.split("valid").unwrap().len(), d.split("test").unwrap().len()),
+        (
+            d.split("train").unwrap().len(),
+            d.split("valid").unwrap().len(),
+            d.split("test").unwrap().len()
+        ),
         (32_901, 4_113, 4_113)
     );
-    let Targets::Class { labels, .. } = d.targets() else { panic!("HIV is classification") };
+    let Targets::Class { labels, .. } = d.targets() else {
+        panic!("HIV is classification")
+    };
     assert_eq!(labels.iter().filter(|&&l| l == 1).count(), 1_443);
-    let test_pos = d.split("test").unwrap().iter().filter(|&&i| labels[i] == 1).count();
+    let test_pos = d
+        .split("test")
+        .unwrap()
+        .iter()
+        .filter(|&&i| labels[i] == 1)
+        .count();
     assert_eq!(test_pos, 130);
     // Atomic numbers as node labels; the largest molecule has 222 atoms.
     assert_eq!(d.graphs().iter().map(|g| g.num_nodes()).max(), Some(222));
-    assert!(d.node_labels().unwrap().iter().flatten().all(|&z| (1..=118).contains(&z)));
+    assert!(
+        d.node_labels()
+            .unwrap()
+            .iter()
+            .flatten()
+            .all(|&z| (1..=118).contains(&z))
+    );
 }
 
 #[test]
-fn reddit_imdb_nci1_counts() {
+fn real_data_reddit_imdb_nci1_counts() {
     if let Some(d) = graphs("REDDIT-BINARY") {
         assert_eq!(d.len(), 2_000);
         assert_eq!(GraphStats::of(d.graphs()).isolated, 21);
-        assert_eq!(d.split("fold1_test").map(<[usize]>::len).unwrap_or(0) + d.split("fold1_train").map(<[usize]>::len).unwrap_or(0), 2_000);
-        let Targets::Class { original, .. } = d.targets() else { panic!("classification") };
+        assert_eq!(
+            d.split("fold1_test").map(<[usize]>::len).unwrap_or(0)
+                + d.split("fold1_train").map(<[usize]>::len).unwrap_or(0),
+            2_000
+        );
+        let Targets::Class { original, .. } = d.targets() else {
+            panic!("classification")
+        };
         assert_eq!(original, &vec![-1, 1]);
     }
     if let Some(d) = graphs("IMDB-BINARY") {
-        assert_eq!(d.total_edges(), 96_531, "each directed line is listed twice: merged");
+        assert_eq!(
+            d.total_edges(),
+            96_531,
+            "each directed line is listed twice: merged"
+        );
     }
     if let Some(d) = graphs("NCI1") {
         assert_eq!(d.len(), 4_110);
@@ -120,7 +168,9 @@ fn reddit_imdb_nci1_counts() {
         assert_eq!(GraphStats::of(d.graphs()).isolated, 428);
     }
     if let Some(d) = graphs("Lipophilicity") {
-        let Targets::Real(y) = d.targets() else { panic!("regression") };
+        let Targets::Real(y) = d.targets() else {
+            panic!("regression")
+        };
         let mean = y.iter().sum::<f64>() / y.len() as f64;
         assert!((mean - 2.1863).abs() < 1e-4, "{mean}");
     }

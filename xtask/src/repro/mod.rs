@@ -31,11 +31,17 @@ impl Ctx {
     pub(crate) fn meta(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut m = serde_json::Map::new();
         m.insert("seed".into(), self.seed.into());
-        m.insert("effort".into(), format!("{:?}", self.effort).to_lowercase().into());
+        m.insert(
+            "effort".into(),
+            format!("{:?}", self.effort).to_lowercase().into(),
+        );
         m.insert("git_revision".into(), self.revision.clone().into());
         m.insert(
             "data_dir".into(),
-            graph_core::registry::data_dir().display().to_string().into(),
+            graph_core::registry::data_dir()
+                .display()
+                .to_string()
+                .into(),
         );
         m
     }
@@ -63,7 +69,10 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             "--out" => out = PathBuf::from(it.next().context("--out needs a directory")?),
             s if s.starts_with("--") => bail!("unknown option {s}"),
             s if EXPERIMENTS.contains(&s) => which.push(s.to_owned()),
-            s => bail!("unknown experiment `{s}` (available: {})", EXPERIMENTS.join(", ")),
+            s => bail!(
+                "unknown experiment `{s}` (available: {})",
+                EXPERIMENTS.join(", ")
+            ),
         }
     }
     if which.is_empty() {
@@ -81,7 +90,11 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             "foundation" => foundation::run(&ctx)?,
             _ => unreachable!("checked above"),
         }
-        println!("repro {w}: done in {:.1} s -> {}", start.elapsed().as_secs_f64(), ctx.out.join(&w).display());
+        println!(
+            "repro {w}: done in {:.1} s -> {}",
+            start.elapsed().as_secs_f64(),
+            ctx.out.join(&w).display()
+        );
     }
     Ok(())
 }

@@ -44,11 +44,17 @@ pub fn read_edge_list(path: &Path) -> Result<Graph> {
             continue;
         }
         let n = n.ok_or_else(|| {
-            GraphError::parse(path, no, "expected the header `# nodes N` before the first edge")
+            GraphError::parse(
+                path,
+                no,
+                "expected the header `# nodes N` before the first edge",
+            )
         })?;
         let mut t = Tokens::new(trimmed);
         let mut id = |what| -> Result<u32> {
-            let v = t.next_i64(what).map_err(|m| GraphError::parse(path, no, m))?;
+            let v = t
+                .next_i64(what)
+                .map_err(|m| GraphError::parse(path, no, m))?;
             if v < 0 || v as u64 >= n as u64 {
                 return Err(GraphError::parse(
                     path,
@@ -62,7 +68,11 @@ pub fn read_edge_list(path: &Path) -> Result<Graph> {
         let v = id("target node id")?;
         t.expect_end().map_err(|m| GraphError::parse(path, no, m))?;
         if u == v {
-            return Err(GraphError::parse(path, no, format!("self-loop on node {u}")));
+            return Err(GraphError::parse(
+                path,
+                no,
+                format!("self-loop on node {u}"),
+            ));
         }
         let e = (u.min(v), u.max(v));
         if !seen.insert(e) {
@@ -85,7 +95,9 @@ fn parse_header(path: &Path, no: usize, comment: &[u8]) -> Result<usize> {
         Some(b"nodes") => {}
         _ => return Err(bad()),
     }
-    let n = t.next_i64("node count N").map_err(|m| GraphError::parse(path, no, m))?;
+    let n = t
+        .next_i64("node count N")
+        .map_err(|m| GraphError::parse(path, no, m))?;
     t.expect_end().map_err(|m| GraphError::parse(path, no, m))?;
     usize::try_from(n).map_err(|_| GraphError::parse(path, no, format!("negative node count {n}")))
 }
@@ -122,11 +134,16 @@ mod tests {
     #[test]
     fn malformed_edge_lists_name_line_and_problem() {
         assert!(err_of("0 1\n").contains(":1: expected the header"));
-        assert!(err_of("# nodes 2\n0 x\n").contains(":2: expected target node id (an integer), found `x`"));
+        assert!(
+            err_of("# nodes 2\n0 x\n")
+                .contains(":2: expected target node id (an integer), found `x`")
+        );
         assert!(err_of("# nodes 2\n0 2\n").contains(":2: node id 2 out of range 0..2"));
         assert!(err_of("# nodes 2\n1 1\n").contains(":2: self-loop on node 1"));
         assert!(err_of("# nodes 3\n0 1\n1 2\n1 0\n").contains(":4: duplicate edge {0, 1}"));
-        assert!(err_of("# nodes 3\n0\n").contains(":2: expected target node id, found end of line"));
+        assert!(
+            err_of("# nodes 3\n0\n").contains(":2: expected target node id, found end of line")
+        );
         assert!(err_of("").contains("empty file"));
     }
 

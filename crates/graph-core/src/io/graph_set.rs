@@ -124,15 +124,21 @@ mod tests {
         assert_eq!(read_graph_set(&p, GraphSet::Graphs).unwrap(), gs);
 
         std::fs::write(&p, r#"{"graphs": [{"n": 2, "edges": [[0,0]]}]}"#).unwrap();
-        let e = read_graph_set(&p, GraphSet::Graphs).unwrap_err().to_string();
+        let e = read_graph_set(&p, GraphSet::Graphs)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("graphs 0: self-loop on node 0"), "{e}");
         std::fs::write(&p, r#"{"graphs": [{"n": 2, "edges": [[0,5]]}]}"#).unwrap();
-        let e = read_graph_set(&p, GraphSet::Graphs).unwrap_err().to_string();
+        let e = read_graph_set(&p, GraphSet::Graphs)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("out of range"), "{e}");
         std::fs::write(&p, r#"{"graphs": [{"n": 2, "edges": [[0,1],[1,0]]}]}"#).unwrap();
         assert!(read_graph_set(&p, GraphSet::Graphs).is_err());
         std::fs::write(&p, r#"{"graphs": [{"n": 2, "edges": [[0,1]]"#).unwrap();
-        let e = read_graph_set(&p, GraphSet::Graphs).unwrap_err().to_string();
+        let e = read_graph_set(&p, GraphSet::Graphs)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("invalid graph-set JSON"), "{e}");
     }
 }

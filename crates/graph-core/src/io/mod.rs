@@ -9,5 +9,5 @@ mod text;
 pub use edge_list::{read_edge_list, write_edge_list};
 pub use graph_set::{GraphSet, read_graph_set, write_graph_set};
 pub use npy::{NpyArray, NpyData, read_npy};
-pub use text::{find_maybe_gz, read_maybe_gz, write_atomic};
 pub(crate) use text::{Tokens, lines};
+pub use text::{find_maybe_gz, read_maybe_gz, write_atomic};

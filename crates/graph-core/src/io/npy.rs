@@ -211,7 +211,9 @@ mod tests {
     #[test]
     fn rejects_truncated_and_unsupported() {
         let p = Path::new("x.npy");
-        let e = parse_npy(p, &npy("|u1", "(2, 3)", &[1, 0, 1])).unwrap_err().to_string();
+        let e = parse_npy(p, &npy("|u1", "(2, 3)", &[1, 0, 1]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("truncated"), "{e}");
         assert!(parse_npy(p, &npy("<c16", "(1,)", &[0; 16])).is_err());
         assert!(parse_npy(p, b"not numpy at all").is_err());

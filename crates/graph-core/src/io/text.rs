@@ -189,9 +189,17 @@ mod tests {
         assert_eq!(t.next_i64("b"), Ok(-3));
         assert_eq!(t.next_i64("c"), Ok(4));
         assert!(t.expect_end().is_ok());
-        assert!(Tokens::new(b"x").next_i64("id").unwrap_err().contains("`x`"));
+        assert!(
+            Tokens::new(b"x")
+                .next_i64("id")
+                .unwrap_err()
+                .contains("`x`")
+        );
         assert!(Tokens::new(b"99999999999999999999").next_i64("id").is_err());
-        assert_eq!(Tokens::new(b"-9223372036854775808").next_i64("i"), Ok(i64::MIN));
+        assert_eq!(
+            Tokens::new(b"-9223372036854775808").next_i64("i"),
+            Ok(i64::MIN)
+        );
     }
 
     #[test]

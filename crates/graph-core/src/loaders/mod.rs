@@ -25,7 +25,9 @@ pub(crate) fn parse_int_column(path: &Path, buf: &[u8], what: &str) -> Result<Ve
             continue;
         }
         let mut t = Tokens::new(line);
-        let v = t.next_i64(what).map_err(|m| GraphError::parse(path, no, m))?;
+        let v = t
+            .next_i64(what)
+            .map_err(|m| GraphError::parse(path, no, m))?;
         t.expect_end().map_err(|m| GraphError::parse(path, no, m))?;
         out.push(v);
     }
@@ -40,7 +42,9 @@ pub(crate) fn parse_float_column(path: &Path, buf: &[u8], what: &str) -> Result<
             continue;
         }
         let mut t = Tokens::new(line);
-        let v = t.next_f64(what).map_err(|m| GraphError::parse(path, no, m))?;
+        let v = t
+            .next_f64(what)
+            .map_err(|m| GraphError::parse(path, no, m))?;
         if !v.is_finite() {
             return Err(GraphError::parse(path, no, format!("non-finite {what}")));
         }

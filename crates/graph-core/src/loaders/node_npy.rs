@@ -39,7 +39,10 @@ pub fn load_node_npy(dir: &Path, name: &str) -> Result<NodeDataset> {
     let mut labels = Vec::with_capacity(raw.len());
     for (i, v) in raw.into_iter().enumerate() {
         let l = u32::try_from(v).map_err(|_| {
-            GraphError::format(&labels_path, format!("label {v} of node {i} is not in 0..2^32"))
+            GraphError::format(
+                &labels_path,
+                format!("label {v} of node {i} is not in 0..2^32"),
+            )
         })?;
         labels.push(l);
     }
@@ -49,7 +52,10 @@ pub fn load_node_npy(dir: &Path, name: &str) -> Result<NodeDataset> {
     if feats.shape.len() != 2 || feats.shape[0] != n {
         return Err(GraphError::format(
             &feats_path,
-            format!("expected shape [{n}, d] (one row per label), found {:?}", feats.shape),
+            format!(
+                "expected shape [{n}, d] (one row per label), found {:?}",
+                feats.shape
+            ),
         ));
     }
     let features = Array2::from_shape_vec((feats.shape[0], feats.shape[1]), feats.to_f32())
@@ -65,7 +71,9 @@ pub fn load_node_npy(dir: &Path, name: &str) -> Result<NodeDataset> {
         }
         let mut t = Tokens::new(line);
         let mut id = |what| -> Result<u32> {
-            let v = t.next_i64(what).map_err(|m| GraphError::parse(&edges_path, no, m))?;
+            let v = t
+                .next_i64(what)
+                .map_err(|m| GraphError::parse(&edges_path, no, m))?;
             if v < 0 || v as u64 >= n as u64 {
                 return Err(GraphError::parse(
                     &edges_path,
@@ -76,9 +84,14 @@ pub fn load_node_npy(dir: &Path, name: &str) -> Result<NodeDataset> {
             Ok(v as u32)
         };
         let (u, v) = (id("source node id")?, id("target node id")?);
-        t.expect_end().map_err(|m| GraphError::parse(&edges_path, no, m))?;
+        t.expect_end()
+            .map_err(|m| GraphError::parse(&edges_path, no, m))?;
         if u == v {
-            return Err(GraphError::parse(&edges_path, no, format!("self-loop on node {u}")));
+            return Err(GraphError::parse(
+                &edges_path,
+                no,
+                format!("self-loop on node {u}"),
+            ));
         }
         if !seen.insert((u.min(v), u.max(v))) {
             return Err(GraphError::parse(

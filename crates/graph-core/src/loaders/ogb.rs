@@ -78,12 +78,17 @@ pub fn load_ogb_raw(dir: &Path, name: &str) -> Result<GraphDataset> {
             left = num_edges[g];
         }
         if left < 0 {
-            return Err(GraphError::format(&ne_path, format!("negative edge count for graph {g}")));
+            return Err(GraphError::format(
+                &ne_path,
+                format!("negative edge count for graph {g}"),
+            ));
         }
         let mut t = Tokens::new(line);
         let n = sizes[g];
         let mut id = |what| -> Result<u32> {
-            let v = t.next_i64(what).map_err(|m| GraphError::parse(&e_path, no, m))?;
+            let v = t
+                .next_i64(what)
+                .map_err(|m| GraphError::parse(&e_path, no, m))?;
             if v < 0 || v >= i64::from(n) {
                 return Err(GraphError::parse(
                     &e_path,
@@ -94,9 +99,14 @@ pub fn load_ogb_raw(dir: &Path, name: &str) -> Result<GraphDataset> {
             Ok(v as u32)
         };
         let (u, v) = (id("source node id")?, id("target node id")?);
-        t.expect_end().map_err(|m| GraphError::parse(&e_path, no, m))?;
+        t.expect_end()
+            .map_err(|m| GraphError::parse(&e_path, no, m))?;
         if u == v {
-            return Err(GraphError::parse(&e_path, no, format!("self-loop on node {u}")));
+            return Err(GraphError::parse(
+                &e_path,
+                no,
+                format!("self-loop on node {u}"),
+            ));
         }
         edges.push((g as u32, u.min(v), u.max(v)));
         left -= 1;

@@ -86,7 +86,9 @@ pub fn load_tu(dir: &Path, name: &str) -> Result<GraphDataset> {
         }
         let mut t = Tokens::new(line);
         let mut node = |what| -> Result<usize> {
-            let v = t.next_i64(what).map_err(|m| GraphError::parse(&a_path, no, m))?;
+            let v = t
+                .next_i64(what)
+                .map_err(|m| GraphError::parse(&a_path, no, m))?;
             if v < 1 {
                 return Err(GraphError::parse(
                     &a_path,
@@ -105,7 +107,8 @@ pub fn load_tu(dir: &Path, name: &str) -> Result<GraphDataset> {
         };
         let u = node("source node id")?;
         let v = node("target node id")?;
-        t.expect_end().map_err(|m| GraphError::parse(&a_path, no, m))?;
+        t.expect_end()
+            .map_err(|m| GraphError::parse(&a_path, no, m))?;
         if u == v {
             return Err(GraphError::parse(
                 &a_path,

@@ -1,0 +1,132 @@
+//! End-to-end tests of the `dpgraph` binary: output formats, errors and exit codes.
+
+use std::process::Command;
+
+fn dpgraph(args: &[&str], data: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_dpgraph"))
+        .args(args)
+        .env("DPGRAPH_DATA", data)
+        .output()
+        .expect("run dpgraph")
+}
+
+#[test]
+fn graph_stats_text_and_json() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("g.txt");
+    std::fs::write(&p, "# nodes 5\n0 1\n1 2\n3 4\n").unwrap();
+    let out = dpgraph(
+        &["graph", "stats", "--graph", p.to_str().unwrap(), "--json"],
+        d.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"], 5);
+    assert_eq!(v["edges"], 3);
+    assert_eq!(v["max_degree"], 2);
+    assert_eq!(v["components"], 2);
+    assert!((v["density"].as_f64().unwrap() - 0.3).abs() < 1e-12);
+
+    let out = dpgraph(
+        &["graph", "stats", "--graph", p.to_str().unwrap()],
+        d.path(),
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("edges: 3"));
+
+    let js = d.path().join("g.json");
+    std::fs::write(
+        &js,
+        r#"{"graphs": [{"n": 3, "edges": [[0,1]]}, {"n": 2, "edges": [[0,1]]}]}"#,
+    )
+    .unwrap();
+    let out = dpgraph(
+        &["graph", "stats", "--graph", js.to_str().unwrap(), "--json"],
+        d.path(),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            v["graphs"].as_u64(),
+            v["nodes"].as_u64(),
+            v["components"].as_u64()
+        ),
+        (Some(2), Some(5), Some(3))
+    );
+}
+
+#[test]
+fn errors_are_one_line_and_non_zero() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("bad.txt");
+    std::fs::write(&p, "# nodes 3\n0 1\n2 2\n").unwrap();
+    let out = dpgraph(
+        &["graph", "stats", "--graph", p.to_str().unwrap()],
+        d.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("bad.txt:3: self-loop on node 2"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    let out = dpgraph(&["datasets", "info", "citeseer"], d.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown dataset `citeseer`"));
+
+    let out = dpgraph(&["datasets", "info", "CORA"], d.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dataset `cora` is not installed"));
+
+    // Neither or both sources: clap usage error (exit 2).
+    let out = dpgraph(&["graph", "stats"], d.path());
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn datasets_list_and_info_on_an_installed_dataset() {
+    let d = tempfile::tempdir().unwrap();
+    let out = dpgraph(&["datasets", "list", "--json"], d.path());
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = v["datasets"].as_array().unwrap();
+    assert_eq!(list.len(), 16);
+    let cora = list.iter().find(|r| r["name"] == "cora").unwrap();
+    assert_eq!(
+        (cora["installed"].as_bool(), cora["nodes"].as_u64()),
+        (Some(false), Some(2708))
+    );
+
+    // Install a small dataset from the shared mirror when it is present (CI has it).
+    let mirror = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets");
+    if mirror.join("MUTAG").is_dir() {
+        let spec = graph_core::Registry::embedded().get("MUTAG").unwrap();
+        graph_core::registry::install(spec, &graph_core::registry::MirrorDir(mirror), d.path())
+            .unwrap();
+        let out = dpgraph(&["datasets", "info", "mutag", "--json"], d.path());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (
+                v["graphs"].as_u64(),
+                v["nodes"].as_u64(),
+                v["edges"].as_u64(),
+                v["classes"].as_u64()
+            ),
+            (Some(188), Some(3371), Some(3721), Some(2))
+        );
+        let out = dpgraph(
+            &["graph", "stats", "--dataset", "MUTAG", "--json"],
+            d.path(),
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["graphs"], 188);
+    }
+}

@@ -4,6 +4,7 @@
 //! `shared/design/CLI.md`. Every command prints one line on stderr and exits non-zero on error;
 //! `--json` prints exactly one JSON object on stdout.
 
+mod account;
 mod datasets;
 mod graph;
 
@@ -33,6 +34,9 @@ enum Command {
     /// Graph statistics.
     #[command(subcommand)]
     Graph(graph::GraphCmd),
+    /// Privacy accounting: conversions between privacy measures.
+    #[command(subcommand)]
+    Account(account::AccountCmd),
 }
 
 /// Options every command sees.
@@ -54,6 +58,7 @@ fn main() {
     let result = match &cli.command {
         Command::Datasets(c) => datasets::run(c, global),
         Command::Graph(c) => graph::run(c, global),
+        Command::Account(c) => account::run(c, global.json),
     };
     if let Err(e) = result {
         eprintln!("error: {}", one_line(&e));

@@ -1,0 +1,46 @@
+//! The server's refine step on noisy graphs of Cora's size (n = 2,708 at ε = 1) and of
+//! n = 10,000 (ε = 1 and ε = 3), and the client's perturb step on n = 100,000, m = 1e6, ε = 3.
+//! Run: `cargo bench -p edgerefine --bench refine`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use edgerefine::{RefineParams, perturb, refine};
+use graph_core::generate::erdos_renyi;
+
+fn noisy(n: usize, m: f64, eps: f64) -> (graph_core::Graph, u64) {
+    let mut rng = dp_core::rng::seeded_rng(7);
+    let g = erdos_renyi(n, 2.0 * m / (n as f64 * (n as f64 - 1.0)), &mut rng).expect("valid p");
+    let e = g.num_edges() as u64;
+    (perturb(&g, eps, &mut rng).expect("valid eps"), e)
+}
+
+fn refine_bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("refine");
+    g.sample_size(10);
+    for (n, m, eps) in [
+        (2_708usize, 5_278.0, 1.0),
+        (10_000, 20_000.0, 1.0),
+        (10_000, 20_000.0, 3.0),
+    ] {
+        let (noisy, e) = noisy(n, m, eps);
+        let p = RefineParams::new(eps, e);
+        g.bench_function(format!("n={n} eps={eps}"), |b| {
+            b.iter(|| refine(&noisy, &p).expect("refine"))
+        });
+    }
+    g.finish();
+}
+
+fn perturb_bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("perturb");
+    g.sample_size(10);
+    let mut rng = dp_core::rng::seeded_rng(1);
+    let n = 100_000;
+    let graph = erdos_renyi(n, 2e6 / (n as f64 * (n as f64 - 1.0)), &mut rng).expect("valid p");
+    g.bench_function("n=1e5 m=1e6 eps=3", |b| {
+        b.iter(|| perturb(&graph, 3.0, &mut rng).expect("perturb"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, refine_bench, perturb_bench);
+criterion_main!(benches);

@@ -1,0 +1,176 @@
+//! The data owner's side: ε-edge randomized response on the upper triangle.
+
+use dp_core::samplers::GeometricSkip;
+use graph_core::{Graph, GraphBuilder};
+use rand::{Rng, RngExt};
+
+use crate::error::{Result, check_eps};
+
+/// Keep probability of a true edge, `p = e^ε / (1 + e^ε)`; a non-edge flips with `1 − p`.
+///
+/// # Errors
+/// [`crate::EdgeRefineError::InvalidParam`] when ε is not finite and positive.
+pub fn keep_probability(eps: f64) -> Result<f64> {
+    let eps = check_eps(eps)?;
+    Ok(1.0 / (1.0 + (-eps).exp()))
+}
+
+/// Randomized response on every pair `i < j` of the upper triangle: a true edge is kept with
+/// probability `p = e^ε/(1+e^ε)`, a non-edge becomes an edge with probability `q = 1 − p`.
+/// The result is symmetric by construction (one decision per unordered pair).
+///
+/// Non-edge flips are drawn with dp-core's [`GeometricSkip`] over all `n(n−1)/2` pairs (skipping
+/// the positions of true edges, which are decided by their own Bernoulli(p) draw), so the work is
+/// O(n + m + #flips) and no dense matrix is built.
+///
+/// # Errors
+/// [`crate::EdgeRefineError::InvalidParam`] for a bad ε.
+///
+/// # Privacy
+/// ε-edge local differential privacy: for two graphs differing in one pair, the output
+/// distributions differ by a factor of at most `p / q = e^ε` (randomized response, Warner 1965).
+/// Pass a CSPRNG (`dp_core::rng::os_rng`) for releases; seeded generators are for experiments.
+///
+/// # Complexity
+/// Expected O(n + m + q·n²/2) time; the output has about `p·m + q·n²/2` edges.
+///
+/// # Example
+/// ```
+/// use graph_core::Graph;
+/// let g = Graph::from_edges(200, &[(0, 1), (1, 2)])?;
+/// let mut rng = dp_core::rng::seeded_rng(1);
+/// let noisy = edgerefine::perturb(&g, 3.0, &mut rng)?;
+/// assert_eq!(noisy.num_nodes(), 200);
+/// // About q·n(n−1)/2 = 0.047·19,900 ≈ 940 noisy edges.
+/// assert!((700..1200).contains(&noisy.num_edges()));
+/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// ```
+pub fn perturb<R: Rng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<Graph> {
+    let p = keep_probability(eps)?;
+    let q = 1.0 - p;
+    let n = graph.num_nodes() as u64;
+    let pairs = n * n.saturating_sub(1) / 2;
+    // Decide the true edges first (sorted row-major), then merge with the flip positions.
+    let kept: Vec<(u32, u32)> = graph.edges().filter(|_| rng.random::<f64>() < p).collect();
+    let expected = (q * pairs as f64) as usize + kept.len();
+    let mut b = GraphBuilder::new(graph.num_nodes())?;
+    b.reserve(expected + expected / 16 + 16);
+    let mut kept_it = kept.iter().copied().peekable();
+    // Row-major pair index: row i starts at i·n − i(i+1)/2.
+    let mut row: u64 = 0;
+    let mut row_start: u64 = 0;
+    let row_len = |i: u64| n - 1 - i;
+    for pos in GeometricSkip::new(pairs, q)?.positions(rng) {
+        while pos >= row_start + row_len(row) {
+            row_start += row_len(row);
+            row += 1;
+        }
+        let (i, j) = (row as u32, (row + 1 + (pos - row_start)) as u32);
+        while let Some(&e) = kept_it.peek() {
+            if e < (i, j) {
+                b.add_edge(e.0, e.1)?;
+                kept_it.next();
+            } else {
+                break;
+            }
+        }
+        if !graph.has_edge(i, j) {
+            b.add_edge(i, j)?;
+        }
+    }
+    for e in kept_it {
+        b.add_edge(e.0, e.1)?;
+    }
+    Ok(b.build()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use graph_core::generate::erdos_renyi;
+
+    #[test]
+    fn keep_and_flip_frequencies_within_bands() {
+        let mut rng = dp_core::rng::seeded_rng(11);
+        let n = 1500;
+        let g = erdos_renyi(n, 0.02, &mut rng).unwrap();
+        let eps = 1.0;
+        let p = keep_probability(eps).unwrap();
+        let noisy = perturb(&g, eps, &mut rng).unwrap();
+        let m = g.num_edges() as f64;
+        let kept = g.edges().filter(|&(u, v)| noisy.has_edge(u, v)).count() as f64;
+        let non_edges = (n * (n - 1) / 2) as f64 - m;
+        let flipped = noisy.num_edges() as f64 - kept;
+        // 5-sigma binomial bands derived from the counts.
+        assert!(
+            (kept - p * m).abs() < 5.0 * (m * p * (1.0 - p)).sqrt(),
+            "kept {kept} of {m}"
+        );
+        let q = 1.0 - p;
+        assert!(
+            (flipped - q * non_edges).abs() < 5.0 * (non_edges * q * p).sqrt(),
+            "flipped {flipped} of {non_edges}"
+        );
+    }
+
+    #[test]
+    fn same_seed_same_output_and_bad_eps() {
+        let g = erdos_renyi(300, 0.05, &mut dp_core::rng::seeded_rng(0)).unwrap();
+        let a = perturb(&g, 2.0, &mut dp_core::rng::seeded_rng(5)).unwrap();
+        let b = perturb(&g, 2.0, &mut dp_core::rng::seeded_rng(5)).unwrap();
+        assert_eq!(a, b);
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(perturb(&g, bad, &mut dp_core::rng::seeded_rng(5)).is_err());
+        }
+    }
+}
+
+/// A noisy edge count released with the graph.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NoisyCount {
+    /// `E + DiscreteLaplace(1/ε_E)`, clamped at 0 (post-processing).
+    pub edges: u64,
+    /// ε spent on the count.
+    pub eps_count: f64,
+    /// ε spent on randomized response.
+    pub eps_rr: f64,
+}
+
+/// Randomized response with `ε·(1 − share)` plus the edge count with `ε·share` through the
+/// discrete Laplace mechanism (sensitivity 1 under edge-level DP), so that the server need not
+/// treat `E` as public. The total is ε by basic composition.
+///
+/// # Errors
+/// Bad ε, or `share ∉ (0, 1)`.
+///
+/// # Privacy
+/// `(ε·(1−share))`-edge LDP for the graph (randomized response) composed with
+/// `(ε·share)`-DP for the count (discrete Laplace, Canonne–Kamath–Steinke 2020 sampler):
+/// ε-edge DP in total (sequential composition).
+pub fn perturb_with_count<R: Rng + ?Sized>(
+    graph: &Graph,
+    eps: f64,
+    share: f64,
+    rng: &mut R,
+) -> Result<(Graph, NoisyCount)> {
+    let eps = check_eps(eps)?;
+    if !share.is_finite() || share <= 0.0 || share >= 1.0 {
+        return Err(crate::EdgeRefineError::InvalidParam {
+            name: "share",
+            value: share,
+            reason: "the budget share of the edge count must be in (0, 1)",
+        });
+    }
+    let (eps_count, eps_rr) = (eps * share, eps * (1.0 - share));
+    let noisy = perturb(graph, eps_rr, rng)?;
+    let lap = dp_core::samplers::DiscreteLaplace::from_scale(1.0 / eps_count)?;
+    let e = graph.num_edges() as i64 + lap.sample(rng);
+    Ok((
+        noisy,
+        NoisyCount {
+            edges: e.max(0) as u64,
+            eps_count,
+            eps_rr,
+        },
+    ))
+}

@@ -1,0 +1,54 @@
+//! Error type of edgerefine.
+
+/// Everything that can go wrong in the client or the server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EdgeRefineError {
+    /// A parameter outside its domain.
+    #[error("invalid parameter `{name}` = {value}: {reason}")]
+    InvalidParam {
+        /// Parameter name.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The server's dense kernels index pairs with 16-bit counts and a bit matrix of n² bits.
+    #[error("graph with {n} nodes is too large for the all-pairs server (at most {max} nodes)")]
+    TooLarge {
+        /// Node count.
+        n: usize,
+        /// Supported maximum.
+        max: usize,
+    },
+    /// The noisy graph does not have the declared node count.
+    #[error("noisy graph has {got} nodes, {expected} declared")]
+    NodeCountMismatch {
+        /// Declared.
+        expected: usize,
+        /// Found.
+        got: usize,
+    },
+    /// A privacy error from dp-core.
+    #[error(transparent)]
+    Dp(#[from] dp_core::Error),
+    /// A graph error from graph-core.
+    #[error(transparent)]
+    Graph(#[from] graph_core::GraphError),
+}
+
+/// Result alias of edgerefine.
+pub type Result<T, E = EdgeRefineError> = std::result::Result<T, E>;
+
+/// Validates a privacy parameter ε: finite and positive.
+pub(crate) fn check_eps(eps: f64) -> Result<f64> {
+    if !eps.is_finite() || eps <= 0.0 {
+        return Err(EdgeRefineError::InvalidParam {
+            name: "eps",
+            value: eps,
+            reason: "must be finite and > 0",
+        });
+    }
+    Ok(eps)
+}

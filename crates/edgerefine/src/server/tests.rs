@@ -1,0 +1,207 @@
+//! Tests of the server: a hand-worked 6-node example, the reference star, and agreement with a
+//! naive implementation on random graphs.
+
+use super::*;
+use graph_core::generate::erdos_renyi;
+
+fn edges(g: &Graph) -> Vec<(u32, u32)> {
+    g.edges().collect()
+}
+
+/// The noisy graph 0-1, 0-2, 1-2, 2-3, 3-4, 4-5. Jaccard values (see the module docs of the
+/// test): eight pairs at 0, (0,2) (1,2) (2,4) at 1/4, (0,1) (0,3) (1,3) at 1/3, (3,5) at 1/2.
+fn six() -> Graph {
+    Graph::from_edges(6, &[(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)]).unwrap()
+}
+
+#[test]
+fn six_node_example_worked_by_hand() {
+    // B = 3 over the 15 sorted values 0×8, ¼×3, ⅓×3, ½: quantiles at 0, ⅓, ⅔, 1 are
+    // x[0] = 0, x[4.67] = 0, x[9.33] = ¼, x[14] = ½; the duplicate 0 edge is dropped, leaving
+    // edges [0, ¼, ½] and two bins: J < ¼ (the 8 zero pairs, 3 noisy edges: L = 3/8) and
+    // J ≥ ¼ (7 pairs, 3 noisy edges: L = 3/7).
+    // ε = ln 3 → ρ = 3/4; E = 4, k = 1 → K = 4, K_real = 3 (all of bin 1's noisy edges),
+    // K_fake = 1 from bin 1's non-edges (0,3) ⅓, (1,3) ⅓, (2,4) ¼, (3,5) ½.
+    let mut p = RefineParams::new(3f64.ln(), 4);
+    p.k = 1.0;
+    p.bins = 3;
+    let r = refine(&six(), &p).unwrap();
+    assert_eq!(r.bin_edges, vec![0.0, 0.25, 0.5]);
+    assert_eq!(r.bin_pairs, vec![8, 7]);
+    assert_eq!(r.bin_noisy_edges, vec![3, 3]);
+    assert_eq!(r.bin_probability, vec![3.0 / 8.0, 3.0 / 7.0]);
+    assert_eq!((r.k_target, r.k_real, r.k_fake), (4, 3, 1));
+    // Default tie-break: the best non-edge by Jaccard is (3,5).
+    assert_eq!(edges(&r.graph), vec![(0, 1), (0, 2), (1, 2), (3, 5)]);
+    // Reference tie-break: the first non-edge in row-major order is (0,3).
+    p.tie_break = TieBreak::Reference;
+    let r = refine(&six(), &p).unwrap();
+    assert_eq!(edges(&r.graph), vec![(0, 1), (0, 2), (0, 3), (1, 2)]);
+}
+
+#[test]
+fn reference_tie_break_releases_a_star_default_does_not() {
+    // Every pair of a complete graph has the same similarity, so one bin and one level: the
+    // reference order takes pairs (0,1), (0,2), … — a star on node 0.
+    let n = 60u32;
+    let all: Vec<(u32, u32)> = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .collect();
+    let g = Graph::from_edges(n as usize, &all).unwrap();
+    let mut p = RefineParams::new(2.0, 30);
+    p.k = 1.0;
+    p.tie_break = TieBreak::Reference;
+    // K = 30, K_real = round(ρ·30) = 26 (ρ = 0.881); there are no non-edges for the rest.
+    let r = refine(&g, &p).unwrap();
+    assert_eq!((r.k_real, r.k_fake), (26, 0));
+    assert_eq!(
+        r.graph.degree(0),
+        26,
+        "reference order collapses into a star"
+    );
+    p.tie_break = TieBreak::Default;
+    let r = refine(&g, &p).unwrap();
+    assert_eq!(r.graph.num_edges(), 26);
+    assert!(
+        r.graph.max_degree() <= 5,
+        "max degree {}",
+        r.graph.max_degree()
+    );
+}
+
+#[test]
+fn bad_parameters_are_errors() {
+    let g = six();
+    for (k, bins, eps) in [
+        (0.0, 10, 1.0),
+        (1.5, 10, 1.0),
+        (f64::NAN, 10, 1.0),
+        (0.5, 1, 1.0),
+        (0.5, 10, 0.0),
+        (0.5, 10, f64::NAN),
+    ] {
+        let mut p = RefineParams::new(eps, 5);
+        p.k = k;
+        p.bins = bins;
+        assert!(
+            matches!(refine(&g, &p), Err(EdgeRefineError::InvalidParam { .. })),
+            "{k} {bins} {eps}"
+        );
+    }
+}
+
+/// A direct implementation over sorted vectors, for comparison.
+fn naive(g: &Graph, p: &RefineParams) -> (Vec<f64>, Vec<(u32, u32)>) {
+    let n = g.num_nodes();
+    let mut vals = Vec::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            let a: std::collections::HashSet<u32> = g.neighbors(i as u32).iter().copied().collect();
+            let b: std::collections::HashSet<u32> = g.neighbors(j as u32).iter().copied().collect();
+            let inter = a.intersection(&b).count() as f64;
+            let uni = a.union(&b).count() as f64;
+            let s = if uni == 0.0 { 0.0 } else { inter / uni };
+            vals.push((
+                s,
+                g.has_edge(i as u32, j as u32),
+                i as u32,
+                j as u32,
+                pair_index(n, i, j),
+            ));
+        }
+    }
+    let mut sorted: Vec<f64> = vals.iter().map(|v| v.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let raw: Vec<f64> = (0..=p.bins)
+        .map(|k| {
+            let (lo, t) = virtual_index(sorted.len() as u64, k as f64 / p.bins as f64);
+            let hi = (lo as usize + 1).min(sorted.len() - 1);
+            lerp(sorted[lo as usize], sorted[hi], t)
+        })
+        .collect();
+    let e = dedup_edges(&raw);
+    let inner = &e[1..e.len() - 1];
+    let nb = e.len() - 1;
+    let (mut pc, mut ec) = (vec![0u64; nb], vec![0u64; nb]);
+    for v in &vals {
+        let b = bin_of(inner, v.0);
+        pc[b] += 1;
+        ec[b] += u64::from(v.1);
+    }
+    let l: Vec<f64> = pc
+        .iter()
+        .zip(&ec)
+        .map(|(&a, &b)| if a == 0 { 0.5 } else { b as f64 / a as f64 })
+        .collect();
+    let rho = keep_probability(p.eps).unwrap();
+    let k = (p.k * p.true_edges as f64).floor() as u64;
+    let kr = (rho * k as f64).round_ties_even() as u64;
+    let mut out = Vec::new();
+    for (flag, want) in [(true, kr), (false, k - kr)] {
+        let mut c: Vec<_> = vals.iter().filter(|v| v.1 == flag).collect();
+        c.sort_by(|a, b| {
+            let (la, lb) = (l[bin_of(inner, a.0)], l[bin_of(inner, b.0)]);
+            lb.total_cmp(&la).then_with(|| match p.tie_break {
+                TieBreak::Reference => a.4.cmp(&b.4),
+                TieBreak::Default => b.0.total_cmp(&a.0).then_with(|| {
+                    let key = |x: usize| {
+                        splitmix64(p.seed ^ (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                    };
+                    key(a.4).cmp(&key(b.4))
+                }),
+            })
+        });
+        out.extend(c.iter().take(want as usize).map(|v| (v.2, v.3)));
+    }
+    out.sort_unstable();
+    (e, out)
+}
+
+#[test]
+fn agrees_with_naive_implementation_on_random_graphs() {
+    for (n, dens, eps, k, bins, seed) in [
+        (40usize, 0.3, 1.0, 1.0, 10, 1u64),
+        (55, 0.1, 3.0, 0.5, 10, 2),
+        (64, 0.27, 1.0, 0.2, 7, 3),
+        (30, 0.05, 2.0, 1.0, 4, 4),
+        (70, 0.5, 0.5, 0.3, 10, 5),
+    ] {
+        let g = erdos_renyi(n, dens, &mut dp_core::rng::seeded_rng(seed)).unwrap();
+        for tb in [TieBreak::Default, TieBreak::Reference] {
+            let p = RefineParams {
+                eps,
+                k,
+                true_edges: (n * 3) as u64,
+                bins,
+                tie_break: tb,
+                seed,
+            };
+            let r = refine(&g, &p).unwrap();
+            let (e, want) = naive(&g, &p);
+            assert_eq!(r.bin_edges, e, "edges n={n} {tb:?}");
+            assert_eq!(edges(&r.graph), want, "release n={n} {tb:?}");
+            assert_eq!(r.k_real + r.k_fake, r.graph.num_edges() as u64);
+        }
+    }
+}
+
+#[test]
+fn same_input_same_release() {
+    let g = erdos_renyi(120, 0.27, &mut dp_core::rng::seeded_rng(9)).unwrap();
+    let p = RefineParams {
+        k: 0.5,
+        ..RefineParams::new(1.0, 300)
+    };
+    let a = refine(&g, &p).unwrap();
+    let b = refine(&g, &p).unwrap();
+    assert_eq!(a.graph, b.graph);
+    let other = refine(
+        &g,
+        &RefineParams {
+            seed: 1,
+            ..p.clone()
+        },
+    )
+    .unwrap();
+    assert_eq!(other.graph.num_edges(), a.graph.num_edges());
+}

@@ -6,6 +6,7 @@
 
 mod account;
 mod datasets;
+mod edgerefine_cmd;
 mod graph;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +35,9 @@ enum Command {
     /// Graph statistics.
     #[command(subcommand)]
     Graph(graph::GraphCmd),
+    /// EdgeRefine: local edge-DP graph release (owner: perturb; server: refine).
+    #[command(subcommand)]
+    Edgerefine(edgerefine_cmd::EdgeRefineCmd),
     /// Privacy accounting: conversions between privacy measures.
     #[command(subcommand)]
     Account(account::AccountCmd),
@@ -45,7 +49,6 @@ pub(crate) struct Global {
     /// `--json`.
     pub(crate) json: bool,
     /// `--seed`.
-    #[allow(dead_code)] // Read by the randomised commands of the paper crates.
     pub(crate) seed: Option<u64>,
 }
 
@@ -59,6 +62,7 @@ fn main() {
         Command::Datasets(c) => datasets::run(c, global),
         Command::Graph(c) => graph::run(c, global),
         Command::Account(c) => account::run(c, global.json),
+        Command::Edgerefine(c) => edgerefine_cmd::run(c, global),
     };
     if let Err(e) = result {
         eprintln!("error: {}", one_line(&e));

@@ -130,3 +130,179 @@ fn datasets_list_and_info_on_an_installed_dataset() {
         assert_eq!(v["graphs"], 188);
     }
 }
+
+#[test]
+fn edgerefine_perturb_then_refine() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.txt");
+    let mut text = String::from("# nodes 120\n");
+    for i in 0..119 {
+        text += &format!("{i} {}\n", i + 1);
+    }
+    std::fs::write(&g, text).unwrap();
+    let noisy = d.path().join("noisy.txt.gz");
+    let run = |args: &[&str]| dpgraph(args, d.path());
+    let out = run(&[
+        "edgerefine",
+        "perturb",
+        "--graph",
+        g.to_str().unwrap(),
+        "--eps",
+        "2",
+        "--out",
+        noisy.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["nodes"].as_u64(), v["seed"].as_u64()),
+        (Some(120), Some(3))
+    );
+    let first = v["noisy_edges"].as_u64().unwrap();
+    // Same seed, same noisy graph.
+    let out = run(&[
+        "edgerefine",
+        "perturb",
+        "--graph",
+        g.to_str().unwrap(),
+        "--eps",
+        "2",
+        "--out",
+        noisy.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["noisy_edges"].as_u64(), Some(first));
+
+    let rel = d.path().join("release.txt");
+    let out = run(&[
+        "edgerefine",
+        "refine",
+        "--noisy",
+        noisy.to_str().unwrap(),
+        "--eps",
+        "2",
+        "--k",
+        "0.5",
+        "--true-edges",
+        "119",
+        "--out",
+        rel.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["released_edges"].as_u64(), Some(59));
+    assert_eq!(
+        v["k_real"].as_u64().unwrap() + v["k_fake"].as_u64().unwrap(),
+        59
+    );
+    assert!(v["bin_edges"].as_array().unwrap().len() >= 2);
+    assert_eq!(
+        graph_core::io::read_edge_list(&rel).unwrap().num_edges(),
+        59
+    );
+
+    // Bad input: nothing written.
+    let none = d.path().join("none.txt");
+    for args in [
+        vec![
+            "edgerefine",
+            "refine",
+            "--noisy",
+            noisy.to_str().unwrap(),
+            "--eps",
+            "2",
+            "--k",
+            "1.5",
+            "--true-edges",
+            "119",
+            "--out",
+            none.to_str().unwrap(),
+        ],
+        vec![
+            "edgerefine",
+            "refine",
+            "--noisy",
+            noisy.to_str().unwrap(),
+            "--eps",
+            "0",
+            "--k",
+            "0.5",
+            "--true-edges",
+            "119",
+            "--out",
+            none.to_str().unwrap(),
+        ],
+        vec![
+            "edgerefine",
+            "refine",
+            "--noisy",
+            noisy.to_str().unwrap(),
+            "--eps",
+            "2",
+            "--k",
+            "0.5",
+            "--true-edges",
+            "119",
+            "--bins",
+            "1",
+            "--out",
+            none.to_str().unwrap(),
+        ],
+        vec![
+            "edgerefine",
+            "refine",
+            "--noisy",
+            noisy.to_str().unwrap(),
+            "--eps",
+            "2",
+            "--k",
+            "0.5",
+            "--true-edges",
+            "119",
+            "--nodes",
+            "100",
+            "--out",
+            none.to_str().unwrap(),
+        ],
+        vec![
+            "edgerefine",
+            "perturb",
+            "--graph",
+            g.to_str().unwrap(),
+            "--eps",
+            "-1",
+            "--out",
+            none.to_str().unwrap(),
+        ],
+        vec![
+            "edgerefine",
+            "perturb",
+            "--graph",
+            g.to_str().unwrap(),
+            "--eps",
+            "NaN",
+            "--out",
+            none.to_str().unwrap(),
+        ],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+        assert!(!none.exists());
+    }
+}

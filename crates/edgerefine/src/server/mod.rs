@@ -4,6 +4,7 @@
 mod jaccard;
 mod quantile;
 
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 use graph_core::{BitAdjacency, Graph, GraphBuilder};
@@ -244,17 +245,20 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
 
     // Pass 1: bucket histogram with edge counts, minima and maxima.
     let t1 = Instant::now();
-    let hist = (0..n)
-        .into_par_iter()
-        .with_min_len(64)
-        .fold(Hist::new, |mut h, i| {
-            pairs.row(i, |_, s, e, _| {
-                let b = bucket(s);
-                h.pairs[b] += 1;
-                h.edges[b] += u64::from(e);
-                h.min[b] = h.min[b].min(s);
-                h.max[b] = h.max[b].max(s);
-            });
+    let chunks = row_chunks(n, 4 * rayon::current_num_threads());
+    let hist = chunks
+        .par_iter()
+        .map(|rows| {
+            let mut h = Hist::new();
+            for i in rows.clone() {
+                pairs.row(i, |_, s, e, _| {
+                    let b = bucket(s);
+                    h.pairs[b] += 1;
+                    h.edges[b] += u64::from(e);
+                    h.min[b] = h.min[b].min(s);
+                    h.max[b] = h.max[b].max(s);
+                });
+            }
             h
         })
         .reduce(Hist::new, Hist::merge);
@@ -285,20 +289,19 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
     // Pass 2: the values of the buckets that hold an order statistic and are not constant.
     let mut collected: Vec<Vec<(f64, bool)>> = vec![Vec::new(); need.len()];
     if !need.is_empty() {
-        let parts: Vec<Vec<Vec<(f64, bool)>>> = (0..n)
-            .into_par_iter()
-            .with_min_len(64)
-            .fold(
-                || vec![Vec::new(); need.len()],
-                |mut acc, i| {
+        let parts: Vec<Vec<Vec<(f64, bool)>>> = chunks
+            .par_iter()
+            .map(|rows| {
+                let mut acc = vec![Vec::new(); need.len()];
+                for i in rows.clone() {
                     pairs.row(i, |_, s, e, _| {
                         if let Ok(k) = need.binary_search(&bucket(s)) {
                             acc[k].push((s, e));
                         }
                     });
-                    acc
-                },
-            )
+                }
+                acc
+            })
             .collect();
         for p in parts {
             for (k, mut v) in p.into_iter().enumerate() {
@@ -420,69 +423,70 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
             }
         }
     }
-    // Pass 3: collect the fully taken groups and the candidates of the partial ones.
-    let rows: Vec<RowSelection> = (0..n)
-        .into_par_iter()
-        .with_min_len(16)
-        .map(|i| {
+    // Pass 3: the fully taken groups, and for the (at most one) partial group per flag the best
+    // `take` candidates, kept in a bounded heap per chunk of rows.
+    let mut got = [0u64; 2];
+    let mut take = [0usize; 2];
+    for flag in 0..2 {
+        for d in &decision[flag] {
+            match d.0 {
+                1 => got[flag] += d.1,
+                2 => take[flag] += d.1 as usize,
+                _ => {}
+            }
+        }
+    }
+    let rank = |s: f64, idx: usize| -> (u64, u64) {
+        match params.tie_break {
+            TieBreak::Reference => (idx as u64, 0),
+            // Similarities are >= 0, so the bit patterns order like the values.
+            TieBreak::Default => (
+                u64::MAX - s.to_bits(),
+                splitmix64(params.seed ^ (idx as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            ),
+        }
+    };
+    let parts: Vec<ChunkSelection> = chunks
+        .par_iter()
+        .map(|rows| {
             let mut taken = Vec::new();
-            let mut cands: [Vec<Cand>; 2] = [Vec::new(), Vec::new()];
-            pairs.row(i, |j, s, e, idx| {
-                let g = group_of_bin[bin_of(inner, s)];
-                let f = usize::from(e);
-                match decision[f][g].0 {
-                    1 => taken.push((i as u32, j as u32)),
-                    2 => {
-                        let key = match params.tie_break {
-                            TieBreak::Reference => idx as u64,
-                            TieBreak::Default => splitmix64(
-                                params.seed ^ (idx as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                            ),
-                        };
-                        cands[f].push((s, key, i as u32, j as u32));
+            let mut best: [BinaryHeap<Cand>; 2] = [BinaryHeap::new(), BinaryHeap::new()];
+            for i in rows.clone() {
+                pairs.row(i, |j, s, e, idx| {
+                    let f = usize::from(e);
+                    let g = group_of_bin[bin_of(inner, s)];
+                    match decision[f][g].0 {
+                        1 => taken.push((i as u32, j as u32)),
+                        2 => {
+                            let c = (rank(s, idx), i as u32, j as u32);
+                            let h = &mut best[f];
+                            if h.len() < take[f] {
+                                h.push(c);
+                            } else if h.peek().is_some_and(|worst| c < *worst) {
+                                h.pop();
+                                h.push(c);
+                            }
+                        }
+                        _ => {}
                     }
-                    _ => {}
-                }
-            });
-            (taken, cands)
+                });
+            }
+            (taken, best)
         })
         .collect();
     let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut cands: [Vec<Cand>; 2] = [Vec::new(), Vec::new()];
-    for (t, [c0, c1]) in rows {
+    for (t, [h0, h1]) in parts {
         edges.extend(t);
-        cands[0].extend(c0);
-        cands[1].extend(c1);
+        cands[0].extend(h0);
+        cands[1].extend(h1);
     }
-    let mut got = [0u64; 2];
     for flag in 0..2 {
-        got[flag] = decision[flag]
-            .iter()
-            .filter(|d| d.0 == 1)
-            .map(|d| d.1)
-            .sum();
-        let partial: u64 = decision[flag]
-            .iter()
-            .filter(|d| d.0 == 2)
-            .map(|d| d.1)
-            .sum();
         let c = &mut cands[flag];
-        let take = (partial as usize).min(c.len());
-        if take > 0 {
-            match params.tie_break {
-                // Row-major order: candidates were pushed in pair-index order already.
-                TieBreak::Reference => c.sort_unstable_by_key(|x| x.1),
-                TieBreak::Default => {
-                    let cmp = |a: &Cand, b: &Cand| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-                    if take < c.len() {
-                        c.select_nth_unstable_by(take - 1, cmp);
-                    }
-                    c[..take].sort_unstable_by(cmp);
-                }
-            }
-            edges.extend(c[..take].iter().map(|x| (x.2, x.3)));
-        }
-        got[flag] += take as u64;
+        c.sort_unstable();
+        let t = take[flag].min(c.len());
+        edges.extend(c[..t].iter().map(|x| (x.1, x.2)));
+        got[flag] += t as u64;
     }
     let mut b = GraphBuilder::new(n)?;
     b.reserve(edges.len());
@@ -509,11 +513,32 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
     })
 }
 
-/// A candidate of a partially taken group: (similarity, tie-break key, i, j).
-type Cand = (f64, u64, u32, u32);
+/// Splits rows `0..n` into about `parts` ranges holding similar numbers of pairs
+/// (row `i` has `n − 1 − i` pairs).
+fn row_chunks(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let total = n * n.saturating_sub(1) / 2;
+    let per = total.div_ceil(parts.max(1)).max(1);
+    let mut out = Vec::new();
+    let (mut start, mut acc) = (0, 0);
+    for i in 0..n {
+        acc += n - 1 - i;
+        if acc >= per {
+            out.push(start..i + 1);
+            start = i + 1;
+            acc = 0;
+        }
+    }
+    if start < n {
+        out.push(start..n);
+    }
+    out
+}
 
-/// What one row contributes to the selection: fully taken pairs, and candidates per flag.
-type RowSelection = (Vec<(u32, u32)>, [Vec<Cand>; 2]);
+/// A candidate of a partially taken group: (rank, i, j); a smaller rank is better.
+type Cand = ((u64, u64), u32, u32);
+
+/// What one chunk of rows contributes: fully taken pairs, and the best candidates per flag.
+type ChunkSelection = (Vec<(u32, u32)>, [BinaryHeap<Cand>; 2]);
 
 /// Python's `round`: to the nearest integer, halves to even.
 fn round_half_even(x: f64) -> u64 {

@@ -1,0 +1,414 @@
+//! The private embedding: noisy homomorphism densities with their guarantee.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use dp_core::mechanisms::GaussianParams;
+use graph_core::Graph;
+use ndarray::Array2;
+use rand::CryptoRng;
+use rayon::prelude::*;
+
+use crate::count::density_row;
+use crate::error::{HomdpError, Result, invalid};
+use crate::guarantee::Guarantee;
+use crate::pattern::Pattern;
+use crate::sensitivity::{
+    SensitivityBound, check_degree_bound, clip_to_degree_bound, density_sensitivity,
+    smooth_sensitivity,
+};
+
+/// Parameters of [`embed`] (builder with the paper's defaults).
+///
+/// Defaults: δ = 1e-6, β = ρ/5 (the reference code), [`SensitivityBound::ComponentAware`], no
+/// degree bound (Δ = n per graph), no clipping, no `|V(G)|` column.
+///
+/// # Example
+/// ```
+/// use homdp::{EmbeddingParams, SensitivityBound};
+/// let p = EmbeddingParams::new(0.01)
+///     .degree_bound(Some(10))
+///     .bound(SensitivityBound::PaperTheorem45)
+///     .append_num_nodes(true);
+/// assert_eq!(p.rho(), 0.01);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct EmbeddingParams {
+    rho: f64,
+    delta: f64,
+    beta: Option<f64>,
+    bound: SensitivityBound,
+    degree_bound: Option<usize>,
+    clip: bool,
+    append_num_nodes: bool,
+}
+
+impl EmbeddingParams {
+    /// Noise parameter ρ (`σ_G = ‖S_G‖₂ / sqrt(2ρ)`); validated by [`embed`].
+    pub fn new(rho: f64) -> Self {
+        Self {
+            rho,
+            delta: 1e-6,
+            beta: None,
+            bound: SensitivityBound::ComponentAware,
+            degree_bound: None,
+            clip: false,
+            append_num_nodes: false,
+        }
+    }
+
+    /// Target δ of the (ε, δ) conversion.
+    #[must_use]
+    pub fn delta(mut self, delta: f64) -> Self {
+        self.delta = delta;
+        self
+    }
+
+    /// Smoothing parameter β (default ρ/5).
+    #[must_use]
+    pub fn beta(mut self, beta: f64) -> Self {
+        self.beta = Some(beta);
+        self
+    }
+
+    /// Which sensitivity bound to calibrate the noise with.
+    #[must_use]
+    pub fn bound(mut self, bound: SensitivityBound) -> Self {
+        self.bound = bound;
+        self
+    }
+
+    /// The public degree bound Δ (`None`: Δ = n for each graph).
+    #[must_use]
+    pub fn degree_bound(mut self, degree_bound: Option<usize>) -> Self {
+        self.degree_bound = degree_bound;
+        self
+    }
+
+    /// Clip graphs that exceed Δ (see [`clip_to_degree_bound`]) instead of failing.
+    #[must_use]
+    pub fn clip_to_degree_bound(mut self, clip: bool) -> Self {
+        self.clip = clip;
+        self
+    }
+
+    /// Append `|V(G)|` as a last, un-noised column (public under edge-level DP).
+    #[must_use]
+    pub fn append_num_nodes(mut self, append: bool) -> Self {
+        self.append_num_nodes = append;
+        self
+    }
+
+    /// ρ.
+    pub fn rho(&self) -> f64 {
+        self.rho
+    }
+
+    /// β as it will be used (ρ/5 unless set).
+    pub fn effective_beta(&self) -> f64 {
+        self.beta.unwrap_or(self.rho / 5.0)
+    }
+}
+
+/// A private embedding and the guarantee that covers it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct PrivateEmbedding {
+    values: Array2<f64>,
+    sigmas: Vec<f64>,
+    guarantee: Guarantee,
+    clipped: Vec<usize>,
+    num_nodes_column: bool,
+}
+
+impl PrivateEmbedding {
+    /// Rows = graphs; columns = the `d` noisy densities, then `|V(G)|` if asked.
+    pub fn values(&self) -> &Array2<f64> {
+        &self.values
+    }
+
+    /// Consumes the embedding, returning the matrix.
+    pub fn into_values(self) -> Array2<f64> {
+        self.values
+    }
+
+    /// Noise standard deviation used for each graph.
+    pub fn sigmas(&self) -> &[f64] {
+        &self.sigmas
+    }
+
+    /// The privacy guarantee of this release.
+    pub fn guarantee(&self) -> &Guarantee {
+        &self.guarantee
+    }
+
+    /// Indices of the graphs that were clipped to the degree bound (empty unless clipping was
+    /// asked for; see [`clip_to_degree_bound`] for what the guarantee then covers).
+    pub fn clipped(&self) -> &[usize] {
+        &self.clipped
+    }
+
+    /// Whether the last column is `|V(G)|`.
+    pub fn has_num_nodes_column(&self) -> bool {
+        self.num_nodes_column
+    }
+}
+
+/// Releases `t(F_i, G) + N(0, σ_G²)` for every graph `G` and pattern `F_i`, with
+/// `σ_G = ‖S_G‖₂ / sqrt(2ρ)` and `S_G` the β-smooth sensitivities of the densities under the
+/// chosen bound; returns the release together with its [`Guarantee`].
+///
+/// Densities are computed in parallel over graphs (rayon); the noise is drawn sequentially from
+/// `rng` in graph order, so a seeded generator reproduces the release exactly.
+///
+/// # Arguments
+/// * `patterns` — the `d ≥ 1` patterns (public, e.g. from [`PatternSampler`](crate::PatternSampler));
+/// * `graphs` — the private graphs, each with at least one node;
+/// * `rng` — a cryptographically secure generator: [`dp_core::rng::os_rng`] for releases,
+///   [`dp_core::rng::seeded_rng`] for reproducible experiments.
+///
+/// # Errors
+/// [`HomdpError::InvalidParam`] for ρ ≤ 0, δ ∉ (0, 1), β ≥ 1/4 or no patterns;
+/// [`HomdpError::EmptyGraph`]; [`HomdpError::DegreeBoundExceeded`] when a graph breaks Δ and
+/// clipping was not asked for; [`HomdpError::TooExpensive`] from the counters.
+///
+/// # Privacy
+/// The paper's Theorem 4.6: `(2ρ + 4dβ², 1/(4β))`-tCDP, hence (ε, δ)-DP
+/// ([`Guarantee`], BDRS18). Noise from dp-core's Gaussian mechanism (floating-point
+/// `rand_distr::Normal`, see dp-core's note on Mironov 2012). The local bound depends only on
+/// public `n` and Δ, so `S_G` is that bound itself (as in the reference code).
+///
+/// # Complexity
+/// [`density_matrix`](crate::density_matrix) plus O(|graphs|·d) for the noise.
+///
+/// # Example
+/// ```
+/// use graph_core::generate::erdos_renyi;
+/// use homdp::{embed, EmbeddingParams, PatternSampler};
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+/// let graphs: Vec<_> = (0..20).map(|_| erdos_renyi(25, 0.15, &mut rng)).collect::<Result<_, _>>()?;
+/// let pats = PatternSampler::forests().sample_many(50, &mut rng);
+/// let mut noise = dp_core::rng::seeded_rng(7);
+/// let params = EmbeddingParams::new(0.01).append_num_nodes(true);
+/// let emb = embed(&pats, &graphs, &params, &mut noise)?;
+/// assert_eq!(emb.values().shape(), &[20, 51]);
+/// assert!((emb.guarantee().eps() - 1.0929242831).abs() < 1e-9);
+/// assert!(emb.values().column(50).iter().all(|&n| n == 25.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn embed<R: CryptoRng + ?Sized>(
+    patterns: &[Pattern],
+    graphs: &[Graph],
+    params: &EmbeddingParams,
+    rng: &mut R,
+) -> Result<PrivateEmbedding> {
+    let d = patterns.len();
+    if d == 0 {
+        return invalid("patterns", 0.0, "need at least one pattern");
+    }
+    let beta = params.effective_beta();
+    let guarantee = Guarantee::new(params.rho, beta, d, params.delta)?;
+    if let Some((index, _)) = graphs.iter().enumerate().find(|(_, g)| g.num_nodes() == 0) {
+        return Err(HomdpError::EmptyGraph { index });
+    }
+
+    let mut clipped = Vec::new();
+    let graphs: Cow<'_, [Graph]> = match params.degree_bound {
+        Some(delta_max) if params.clip => {
+            let mut out = Vec::with_capacity(graphs.len());
+            for (i, g) in graphs.iter().enumerate() {
+                if g.max_degree() > delta_max {
+                    clipped.push(i);
+                }
+                out.push(clip_to_degree_bound(g, delta_max)?);
+            }
+            Cow::Owned(out)
+        }
+        Some(delta_max) => {
+            check_degree_bound(graphs, delta_max)?;
+            Cow::Borrowed(graphs)
+        }
+        None => Cow::Borrowed(graphs),
+    };
+
+    let rows: Vec<Vec<f64>> = graphs
+        .par_iter()
+        .enumerate()
+        .map(|(i, g)| density_row(patterns, g, i))
+        .collect::<Result<_>>()?;
+
+    // ‖S_G‖₂ depends on n (and the public Δ, patterns, bound) only.
+    let mut norm_by_n: HashMap<usize, f64> = HashMap::new();
+    let cols = d + usize::from(params.append_num_nodes);
+    let mut values = Vec::with_capacity(graphs.len() * cols);
+    let mut sigmas = Vec::with_capacity(graphs.len());
+    for (row, g) in rows.into_iter().zip(graphs.iter()) {
+        let n = g.num_nodes();
+        let norm = match norm_by_n.get(&n) {
+            Some(&s) => s,
+            None => {
+                let s = smooth_norm(patterns, n, params, beta)?;
+                norm_by_n.insert(n, s);
+                s
+            }
+        };
+        if norm == 0.0 {
+            // Only edgeless patterns: every density is the constant 1, nothing to hide.
+            sigmas.push(0.0);
+            values.extend(row);
+        } else {
+            let sigma = (norm / (2.0 * params.rho).sqrt()).next_up();
+            let mech = GaussianParams::new(sigma).sensitivity(norm).check()?;
+            sigmas.push(sigma);
+            values.extend(mech.release_vec(&row, rng));
+        }
+        if params.append_num_nodes {
+            values.push(n as f64);
+        }
+    }
+    let values = Array2::from_shape_vec((graphs.len(), cols), values)
+        .expect("every row has the same number of columns");
+    Ok(PrivateEmbedding {
+        values,
+        sigmas,
+        guarantee,
+        clipped,
+        num_nodes_column: params.append_num_nodes,
+    })
+}
+
+/// `‖(S_1, …, S_d)‖₂` (rounded up) for graphs on `n` nodes (the paper's Proposition 4.4).
+fn smooth_norm(patterns: &[Pattern], n: usize, params: &EmbeddingParams, beta: f64) -> Result<f64> {
+    let mut sq = 0.0f64;
+    for p in patterns {
+        let ls = density_sensitivity(p, n, params.degree_bound, params.bound)?;
+        let s = smooth_sensitivity(beta, &[ls], ls)?;
+        sq += s * s;
+    }
+    if sq == 0.0 {
+        return Ok(0.0);
+    }
+    Ok((sq.sqrt() * (1.0 + 2.0 * patterns.len() as f64 * f64::EPSILON)).next_up())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{PatternSampler, density_matrix};
+    use dp_core::rng::seeded_rng;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn setup() -> Result<(Vec<Pattern>, Vec<Graph>)> {
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        let graphs = (0..300)
+            .map(|i| graph_core::generate::erdos_renyi(20 + i % 3, 0.15, &mut rng))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok((PatternSampler::forests().sample_many(20, &mut rng), graphs))
+    }
+
+    #[test]
+    fn noise_has_the_calibrated_scale_and_is_reproducible() -> Result<()> {
+        let (pats, graphs) = setup()?;
+        let clean = density_matrix(&pats, &graphs)?;
+        let params = EmbeddingParams::new(0.5).degree_bound(Some(20));
+        let emb = embed(&pats, &graphs, &params, &mut seeded_rng(1))?;
+        let again = embed(&pats, &graphs, &params, &mut seeded_rng(1))?;
+        assert_eq!(emb, again);
+        assert_ne!(
+            emb.values(),
+            embed(&pats, &graphs, &params, &mut seeded_rng(2))?.values()
+        );
+        // σ_G = ‖S_G‖/sqrt(2ρ) with S_i the component-aware bound.
+        for (g, &sigma) in graphs.iter().zip(emb.sigmas()).take(3) {
+            let n = g.num_nodes();
+            let norm: f64 = pats
+                .iter()
+                .map(|p| density_sensitivity(p, n, Some(20), SensitivityBound::ComponentAware))
+                .collect::<Result<Vec<_>>>()?
+                .iter()
+                .map(|s| s * s)
+                .sum::<f64>()
+                .sqrt();
+            assert!((sigma - norm).abs() <= 1e-12 * norm, "{sigma} vs {norm}");
+        }
+        // Standardised residuals have variance ≈ 1 (seeded; band from the sample size).
+        let mut sum_sq = 0.0;
+        let mut count = 0.0;
+        for ((i, row), &sigma) in emb.values().outer_iter().enumerate().zip(emb.sigmas()) {
+            for (j, &v) in row.iter().enumerate() {
+                let z = (v - clean[[i, j]]) / sigma;
+                sum_sq += z * z;
+                count += 1.0;
+            }
+        }
+        let var = sum_sq / count;
+        assert!(
+            (var - 1.0).abs() < 5.0 * (2.0 / count).sqrt(),
+            "variance {var}"
+        );
+        assert!(emb.clipped().is_empty() && !emb.has_num_nodes_column());
+        Ok(())
+    }
+
+    #[test]
+    fn bad_input_is_typed() -> Result<()> {
+        let (pats, graphs) = setup()?;
+        let mut rng = seeded_rng(0);
+        let err = |p: EmbeddingParams| embed(&pats, &graphs, &p, &mut seeded_rng(0));
+        assert!(matches!(
+            err(EmbeddingParams::new(0.0)),
+            Err(HomdpError::InvalidParam { name: "rho", .. })
+        ));
+        assert!(matches!(
+            err(EmbeddingParams::new(0.1).delta(1.0)),
+            Err(HomdpError::InvalidParam { name: "delta", .. })
+        ));
+        assert!(matches!(
+            err(EmbeddingParams::new(0.1).beta(0.3)),
+            Err(HomdpError::InvalidParam { name: "beta", .. })
+        ));
+        assert!(matches!(
+            err(EmbeddingParams::new(0.1).degree_bound(Some(2))),
+            Err(HomdpError::DegreeBoundExceeded { bound: 2, .. })
+        ));
+        assert!(matches!(
+            embed(&[], &graphs, &EmbeddingParams::new(0.1), &mut rng),
+            Err(HomdpError::InvalidParam {
+                name: "patterns",
+                ..
+            })
+        ));
+        let with_empty = vec![graphs[0].clone(), Graph::empty(0)?];
+        assert!(matches!(
+            embed(&pats, &with_empty, &EmbeddingParams::new(0.1), &mut rng),
+            Err(HomdpError::EmptyGraph { index: 1 })
+        ));
+        // Clipping only when asked: then it succeeds and reports the clipped graphs.
+        let clipped = embed(
+            &pats,
+            &graphs,
+            &EmbeddingParams::new(0.1)
+                .degree_bound(Some(2))
+                .clip_to_degree_bound(true),
+            &mut rng,
+        )?;
+        assert!(!clipped.clipped().is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn edgeless_patterns_need_no_noise() -> Result<()> {
+        let (_, graphs) = setup()?;
+        let pats = vec![Pattern::new(3, &[])?];
+        let emb = embed(
+            &pats,
+            &graphs[..5],
+            &EmbeddingParams::new(0.1),
+            &mut seeded_rng(4),
+        )?;
+        assert!(emb.values().iter().all(|&v| v == 1.0));
+        assert!(emb.sigmas().iter().all(|&s| s == 0.0));
+        Ok(())
+    }
+}

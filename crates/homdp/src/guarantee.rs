@@ -1,0 +1,173 @@
+//! The privacy guarantee of the private embedding: the paper's tCDP parameters and (ε, δ).
+
+use dp_core::conversions::tcdp_to_approx;
+use dp_core::measures::Tcdp;
+
+use crate::error::{Result, invalid};
+
+/// The guarantee of a release of `d` noisy densities per graph with noise
+/// `σ_G = ‖S_G‖₂ / sqrt(2ρ)` and β-smooth sensitivities `S_G` (the paper's Theorem 4.6):
+/// `(ρ', ω)`-tCDP with `ρ' = 2ρ + 4dβ²`, `ω = 1/(4β)`, converted to (ε, δ)-DP.
+///
+/// Built only by [`Guarantee::new`] / [`Guarantee::paper`] (and returned by
+/// [`embed`](crate::embed)), so its numbers always come from validated parameters.
+///
+/// # Privacy
+/// tCDP: Bun–Dwork–Rothblum–Steinke 2018 (STOC); smooth sensitivity: Nissim–Raskhodnikova–Smith
+/// 2007; conversion to (ε, δ) by [`dp_core::conversions::tcdp_to_approx`] (BDRS18): with
+/// `L = ln(1/δ)`, `ε = ρ' + 2·sqrt(ρ'L)` if `L ≤ (ω−1)²ρ'`, else `ε = ρ'ω + L/(ω−1)`.
+/// Neighbouring inputs are graphs with the same node count differing in one edge (both within
+/// the public degree bound when one is used).
+///
+/// # Example
+/// ```
+/// // The paper's setting: d = 50 patterns, ρ = 0.01, β = ρ/5, δ = 1e-6 gives "ε ≈ 1".
+/// let g = homdp::Guarantee::paper(0.01, 50, 1e-6)?;
+/// assert!((g.eps() - 1.0929242831).abs() < 1e-9);
+/// assert!((g.rho_prime() - 0.0208).abs() < 1e-15 && (g.omega() - 125.0).abs() < 1e-12);
+/// # Ok::<(), homdp::HomdpError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Guarantee {
+    rho: f64,
+    beta: f64,
+    dim: usize,
+    rho_prime: f64,
+    omega: f64,
+    delta: f64,
+    eps: f64,
+}
+
+impl Guarantee {
+    /// The guarantee for noise parameter ρ, smoothing β, `dim` noisy coordinates and target δ.
+    ///
+    /// # Errors
+    /// [`crate::HomdpError::InvalidParam`] when ρ is not finite and positive, β is not finite
+    /// and positive, β ≥ 1/4 (then ω ≤ 1 and tCDP gives nothing), `dim = 0`, or δ ∉ (0, 1);
+    /// [`crate::HomdpError::Dp`] if dp-core refuses the conversion.
+    ///
+    /// # Privacy
+    /// See the type. `ρ'` is rounded up and ω down, so the numbers stay upper bounds.
+    pub fn new(rho: f64, beta: f64, dim: usize, delta: f64) -> Result<Self> {
+        if !(rho.is_finite() && rho > 0.0) {
+            return invalid("rho", rho, "must be finite and > 0");
+        }
+        if !(beta.is_finite() && beta > 0.0) {
+            return invalid("beta", beta, "must be finite and > 0");
+        }
+        if beta >= 0.25 {
+            return invalid("beta", beta, "must be < 1/4 so that omega = 1/(4 beta) > 1");
+        }
+        if dim == 0 {
+            return invalid("dim", 0.0, "needs at least one noisy coordinate");
+        }
+        if !(delta > 0.0 && delta < 1.0) {
+            return invalid("delta", delta, "must be in (0, 1)");
+        }
+        // 2ρ + 4dβ²: three roundings, inflate by a few ulps.
+        let rho_prime =
+            ((2.0 * rho + 4.0 * dim as f64 * beta * beta) * (1.0 + 4.0 * f64::EPSILON)).next_up();
+        let omega = (1.0 / (4.0 * beta)).next_down();
+        let tcdp = Tcdp::new(rho_prime, omega)?;
+        let (eps, _order) = tcdp_to_approx(tcdp.rho(), tcdp.omega(), delta)?;
+        Ok(Self {
+            rho,
+            beta,
+            dim,
+            rho_prime,
+            omega,
+            delta,
+            eps,
+        })
+    }
+
+    /// [`Guarantee::new`] with the reference code's smoothing `β = ρ/5`.
+    ///
+    /// # Errors
+    /// As [`Guarantee::new`].
+    pub fn paper(rho: f64, dim: usize, delta: f64) -> Result<Self> {
+        Self::new(rho, rho / 5.0, dim, delta)
+    }
+
+    /// The noise parameter ρ (`σ_G = ‖S_G‖₂ / sqrt(2ρ)`).
+    pub fn rho(&self) -> f64 {
+        self.rho
+    }
+
+    /// The smoothing parameter β.
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+
+    /// Number of noisy coordinates `d` (an appended `|V(G)|` column is not one).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// `ρ' = 2ρ + 4dβ²`.
+    pub fn rho_prime(&self) -> f64 {
+        self.rho_prime
+    }
+
+    /// `ω = 1/(4β)`.
+    pub fn omega(&self) -> f64 {
+        self.omega
+    }
+
+    /// The tCDP guarantee as a dp-core measure (for composition with other releases).
+    pub fn tcdp(&self) -> Tcdp {
+        Tcdp::new(self.rho_prime, self.omega).expect("validated on construction")
+    }
+
+    /// Target δ.
+    pub fn delta(&self) -> f64 {
+        self.delta
+    }
+
+    /// ε of the (ε, δ)-DP guarantee.
+    pub fn eps(&self) -> f64 {
+        self.eps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HomdpError;
+
+    #[test]
+    fn paper_values() -> Result<()> {
+        let g = Guarantee::paper(0.01, 50, 1e-6)?;
+        assert!((g.eps() - 1.0929242831).abs() < 1e-9, "{}", g.eps());
+        // The closed form, branch L ≤ (ω−1)²ρ'.
+        let (rp, l) = (0.0208f64, (1e6f64).ln());
+        let closed = rp + 2.0 * (rp * l).sqrt();
+        assert!(g.eps() >= closed && g.eps() - closed < 1e-12);
+        let g1 = Guarantee::paper(1.0, 50, 1e-6)?;
+        assert!((g1.eps() - 67.762).abs() < 5e-4, "{}", g1.eps());
+        // Other branch: ρ' = 10, ω = 1.25.
+        let closed1 = 10.0 * 1.25 + l / 0.25;
+        assert!(g1.eps() >= closed1 && g1.eps() - closed1 < 1e-9);
+        assert_eq!(g1.tcdp().omega(), g1.omega());
+        Ok(())
+    }
+
+    #[test]
+    fn invalid_parameters() {
+        let bad = |r: Result<Guarantee>, name: &str| {
+            assert!(
+                matches!(r, Err(HomdpError::InvalidParam { name: n, .. }) if n == name),
+                "{name}"
+            );
+        };
+        bad(Guarantee::new(0.0, 0.01, 5, 1e-6), "rho");
+        bad(Guarantee::new(-1.0, 0.01, 5, 1e-6), "rho");
+        bad(Guarantee::new(f64::INFINITY, 0.01, 5, 1e-6), "rho");
+        bad(Guarantee::new(0.1, 0.25, 5, 1e-6), "beta");
+        bad(Guarantee::new(0.1, 0.0, 5, 1e-6), "beta");
+        bad(Guarantee::new(0.1, 0.01, 0, 1e-6), "dim");
+        bad(Guarantee::new(0.1, 0.01, 5, 0.0), "delta");
+        bad(Guarantee::new(0.1, 0.01, 5, 1.0), "delta");
+        bad(Guarantee::new(0.1, 0.01, 5, f64::NAN), "delta");
+    }
+}

@@ -4,7 +4,7 @@
 mod jaccard;
 mod quantile;
 
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::time::Instant;
 
 use graph_core::{BitAdjacency, Graph, GraphBuilder};
@@ -74,11 +74,11 @@ impl RefineParams {
                 reason: "must be in (0, 1]",
             });
         }
-        if self.bins < 2 {
+        if !(2..=254).contains(&self.bins) {
             return Err(EdgeRefineError::InvalidParam {
                 name: "bins",
                 value: self.bins as f64,
-                reason: "at least 2 bins are needed",
+                reason: "must be between 2 and 254",
             });
         }
         Ok(())
@@ -142,35 +142,6 @@ fn bucket(j: f64) -> usize {
     }
 }
 
-#[derive(Clone)]
-struct Hist {
-    pairs: Vec<u64>,
-    edges: Vec<u64>,
-    min: Vec<f64>,
-    max: Vec<f64>,
-}
-
-impl Hist {
-    fn new() -> Self {
-        Self {
-            pairs: vec![0; BUCKETS + 1],
-            edges: vec![0; BUCKETS + 1],
-            min: vec![f64::INFINITY; BUCKETS + 1],
-            max: vec![f64::NEG_INFINITY; BUCKETS + 1],
-        }
-    }
-
-    fn merge(mut self, o: Self) -> Self {
-        for b in 0..=BUCKETS {
-            self.pairs[b] += o.pairs[b];
-            self.edges[b] += o.edges[b];
-            self.min[b] = self.min[b].min(o.min[b]);
-            self.max[b] = self.max[b].max(o.max[b]);
-        }
-        self
-    }
-}
-
 /// Everything the passes over all pairs need.
 struct Pairs<'a> {
     n: usize,
@@ -185,12 +156,163 @@ impl Pairs<'_> {
     fn row(&self, i: usize, mut f: impl FnMut(usize, f64, bool, usize)) {
         let base = pair_index(self.n, i, i + 1);
         let row = self.bits.row(i);
+        let di = self.degree[i];
         for j in i + 1..self.n {
             let idx = base + (j - i - 1);
-            let s = jaccard(self.counts[idx], self.degree[i], self.degree[j]);
+            let s = jaccard(self.counts[idx], di, self.degree[j]);
             let e = row[j / 64] >> (j % 64) & 1 == 1;
             f(j, s, e, idx);
         }
+    }
+}
+
+/// Distinct values of the buckets that hold an order statistic: value bits → (pairs, noisy edges).
+type Collected = BTreeMap<u64, (u64, u64)>;
+
+/// Bin edges, per-bin counts and the per-bucket bin table (passes 1 and 2).
+struct Binning {
+    edges: Vec<f64>,
+    pairs: Vec<u64>,
+    noisy: Vec<u64>,
+    /// Bin of every value in bucket `b`, or [`AMBIGUOUS`] when the bucket holds a bin edge.
+    bucket_bin: Vec<u8>,
+}
+
+/// Marks a bucket whose values must be binned one by one.
+const AMBIGUOUS: u8 = u8::MAX;
+
+fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) -> Binning {
+    let total = (pairs.n as u64) * (pairs.n as u64 - 1) / 2;
+    // Pass 1: per bucket, pairs in the low 32 bits and noisy edges in the high 32 bits
+    // (n ≤ 65,536 gives fewer than 2^31 pairs).
+    let hist: Vec<u64> = chunks
+        .par_iter()
+        .map(|rows| {
+            let mut h = vec![0u64; BUCKETS + 1];
+            for i in rows.clone() {
+                pairs.row(i, |_, s, e, _| h[bucket(s)] += 1 + (u64::from(e) << 32));
+            }
+            h
+        })
+        .reduce(
+            || vec![0u64; BUCKETS + 1],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    let count = |b: usize| hist[b] & 0xFFFF_FFFF;
+    let noisy_in = |b: usize| hist[b] >> 32;
+    let mut cum = vec![0u64; BUCKETS + 2];
+    for b in 0..=BUCKETS {
+        cum[b + 1] = cum[b] + count(b);
+    }
+    let bucket_of_rank = |r: u64| cum.partition_point(|&c| c <= r) - 1;
+
+    // Order statistics needed by numpy's linear quantiles.
+    let qs: Vec<(u64, f64)> = (0..=bins)
+        .map(|i| virtual_index(total, i as f64 / bins as f64))
+        .collect();
+    let mut need: Vec<usize> = qs
+        .iter()
+        .flat_map(|&(lo, _)| [lo, (lo + 1).min(total - 1)])
+        .map(bucket_of_rank)
+        .collect();
+    need.sort_unstable();
+    need.dedup();
+    // Pass 2: the distinct values (with multiplicities) of those buckets.
+    let collected: Vec<Collected> = chunks
+        .par_iter()
+        .map(|rows| {
+            let mut acc = vec![Collected::new(); need.len()];
+            for i in rows.clone() {
+                pairs.row(i, |_, s, e, _| {
+                    if let Ok(k) = need.binary_search(&bucket(s)) {
+                        let c = acc[k].entry(s.to_bits()).or_default();
+                        c.0 += 1;
+                        c.1 += u64::from(e);
+                    }
+                });
+            }
+            acc
+        })
+        .reduce(
+            || vec![Collected::new(); need.len()],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    for (k, (p, e)) in y {
+                        let c = x.entry(k).or_default();
+                        c.0 += p;
+                        c.1 += e;
+                    }
+                }
+                a
+            },
+        );
+    let value_at = |r: u64| -> f64 {
+        let b = bucket_of_rank(r);
+        let k = need.binary_search(&b).expect("rank buckets are collected");
+        let mut left = r - cum[b];
+        for (&bits, &(p, _)) in &collected[k] {
+            if left < p {
+                return f64::from_bits(bits);
+            }
+            left -= p;
+        }
+        unreachable!("bucket counts agree between passes")
+    };
+    let raw: Vec<f64> = qs
+        .iter()
+        .map(|&(lo, t)| lerp(value_at(lo), value_at((lo + 1).min(total - 1)), t))
+        .collect();
+    let edges = dedup_edges(&raw);
+    let nbins = edges.len().saturating_sub(1).max(1);
+    let inner: &[f64] = if edges.len() >= 2 {
+        &edges[1..edges.len() - 1]
+    } else {
+        &[]
+    };
+
+    // Per-bin counts. A non-empty bucket holding an inner edge is a rank bucket (an edge lies
+    // between two adjacent order statistics, so a bucket strictly between them is empty); every
+    // other bucket lies inside one bin, because buckets are monotone in the value.
+    let edge_buckets: Vec<usize> = inner.iter().map(|&e| bucket(e)).collect();
+    let mut bin_pairs = vec![0u64; nbins];
+    let mut bin_noisy = vec![0u64; nbins];
+    let bucket_bin: Vec<u8> = (0..=BUCKETS)
+        .map(|b| {
+            if edge_buckets.contains(&b) {
+                AMBIGUOUS
+            } else {
+                edge_buckets.iter().filter(|&&eb| eb < b).count() as u8
+            }
+        })
+        .collect();
+    for (b, &bb) in bucket_bin.iter().enumerate() {
+        let straddles = bb == AMBIGUOUS;
+        if count(b) == 0 {
+            continue;
+        }
+        if straddles {
+            let k = need
+                .binary_search(&b)
+                .expect("a non-empty bucket holding an edge is a rank bucket");
+            for (&bits, &(p, e)) in &collected[k] {
+                let bin = bin_of(inner, f64::from_bits(bits));
+                bin_pairs[bin] += p;
+                bin_noisy[bin] += e;
+            }
+        } else {
+            let bin = usize::from(bb);
+            bin_pairs[bin] += count(b);
+            bin_noisy[bin] += noisy_in(b);
+        }
+    }
+    Binning {
+        edges,
+        pairs: bin_pairs,
+        noisy: bin_noisy,
+        bucket_bin,
     }
 }
 
@@ -243,129 +365,20 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
     };
     let jaccard_s = t0.elapsed().as_secs_f64();
 
-    // Pass 1: bucket histogram with edge counts, minima and maxima.
     let t1 = Instant::now();
     let chunks = row_chunks(n, 4 * rayon::current_num_threads());
-    let hist = chunks
-        .par_iter()
-        .map(|rows| {
-            let mut h = Hist::new();
-            for i in rows.clone() {
-                pairs.row(i, |_, s, e, _| {
-                    let b = bucket(s);
-                    h.pairs[b] += 1;
-                    h.edges[b] += u64::from(e);
-                    h.min[b] = h.min[b].min(s);
-                    h.max[b] = h.max[b].max(s);
-                });
-            }
-            h
-        })
-        .reduce(Hist::new, Hist::merge);
-
-    // Order statistics needed by the quantiles.
-    let qs: Vec<(u64, f64)> = (0..=params.bins)
-        .map(|i| virtual_index(total, i as f64 / params.bins as f64))
-        .collect();
-    let mut ranks: Vec<u64> = qs
-        .iter()
-        .flat_map(|&(lo, _)| [lo, (lo + 1).min(total - 1)])
-        .collect();
-    ranks.sort_unstable();
-    ranks.dedup();
-    let mut cum = vec![0u64; BUCKETS + 2];
-    for b in 0..=BUCKETS {
-        cum[b + 1] = cum[b] + hist.pairs[b];
-    }
-    let bucket_of_rank = |r: u64| cum.partition_point(|&c| c <= r) - 1;
-    let spread = |b: usize| hist.min[b] < hist.max[b];
-    let mut need: Vec<usize> = ranks
-        .iter()
-        .map(|&r| bucket_of_rank(r))
-        .filter(|&b| spread(b))
-        .collect();
-    need.sort_unstable();
-    need.dedup();
-    // Pass 2: the values of the buckets that hold an order statistic and are not constant.
-    let mut collected: Vec<Vec<(f64, bool)>> = vec![Vec::new(); need.len()];
-    if !need.is_empty() {
-        let parts: Vec<Vec<Vec<(f64, bool)>>> = chunks
-            .par_iter()
-            .map(|rows| {
-                let mut acc = vec![Vec::new(); need.len()];
-                for i in rows.clone() {
-                    pairs.row(i, |_, s, e, _| {
-                        if let Ok(k) = need.binary_search(&bucket(s)) {
-                            acc[k].push((s, e));
-                        }
-                    });
-                }
-                acc
-            })
-            .collect();
-        for p in parts {
-            for (k, mut v) in p.into_iter().enumerate() {
-                collected[k].append(&mut v);
-            }
-        }
-        for v in &mut collected {
-            v.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-        }
-    }
-    let value_at = |r: u64| -> f64 {
-        let b = bucket_of_rank(r);
-        match need.binary_search(&b) {
-            Ok(k) => collected[k][(r - cum[b]) as usize].0,
-            Err(_) => hist.min[b],
-        }
-    };
-    let raw_edges: Vec<f64> = qs
-        .iter()
-        .map(|&(lo, t)| lerp(value_at(lo), value_at((lo + 1).min(total - 1)), t))
-        .collect();
-    let bin_edges = dedup_edges(&raw_edges);
-    let nbins = bin_edges.len().saturating_sub(1).max(1);
+    let Binning {
+        edges: bin_edges,
+        pairs: bin_pairs,
+        noisy: bin_noisy,
+        bucket_bin,
+    } = binning(&pairs, &chunks, params.bins);
+    let nbins = bin_pairs.len();
     let inner: &[f64] = if bin_edges.len() >= 2 {
         &bin_edges[1..bin_edges.len() - 1]
     } else {
         &[]
     };
-
-    // Per-bin counts: whole buckets where the bin is unambiguous, values otherwise.
-    let mut bin_pairs = vec![0u64; nbins];
-    let mut bin_noisy = vec![0u64; nbins];
-    for b in 0..=BUCKETS {
-        if hist.pairs[b] == 0 {
-            continue;
-        }
-        let (lo_bin, hi_bin) = (bin_of(inner, hist.min[b]), bin_of(inner, hist.max[b]));
-        if lo_bin == hi_bin {
-            bin_pairs[lo_bin] += hist.pairs[b];
-            bin_noisy[lo_bin] += hist.edges[b];
-        } else {
-            let k = need.binary_search(&b);
-            let values: Vec<(f64, bool)> = match k {
-                Ok(k) => collected[k].clone(),
-                Err(_) => {
-                    // A bucket straddling an edge without an order statistic in it: gather it.
-                    let mut v = Vec::new();
-                    for i in 0..n {
-                        pairs.row(i, |_, s, e, _| {
-                            if bucket(s) == b {
-                                v.push((s, e));
-                            }
-                        });
-                    }
-                    v
-                }
-            };
-            for (s, e) in values {
-                let bi = bin_of(inner, s);
-                bin_pairs[bi] += 1;
-                bin_noisy[bi] += u64::from(e);
-            }
-        }
-    }
     let bin_probability: Vec<f64> = bin_pairs
         .iter()
         .zip(&bin_noisy)
@@ -454,8 +467,13 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
             for i in rows.clone() {
                 pairs.row(i, |j, s, e, idx| {
                     let f = usize::from(e);
-                    let g = group_of_bin[bin_of(inner, s)];
-                    match decision[f][g].0 {
+                    let bb = bucket_bin[bucket(s)];
+                    let bin = if bb == AMBIGUOUS {
+                        bin_of(inner, s)
+                    } else {
+                        usize::from(bb)
+                    };
+                    match decision[f][group_of_bin[bin]].0 {
                         1 => taken.push((i as u32, j as u32)),
                         2 => {
                             let c = (rank(s, idx), i as u32, j as u32);

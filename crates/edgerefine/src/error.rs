@@ -33,6 +33,9 @@ pub enum EdgeRefineError {
     /// A privacy error from dp-core.
     #[error(transparent)]
     Dp(#[from] dp_core::Error),
+    /// Training a GNN on a release failed.
+    #[error("training: {0}")]
+    Train(String),
     /// A graph error from graph-core.
     #[error(transparent)]
     Graph(#[from] graph_core::GraphError),

@@ -31,6 +31,7 @@
 
 mod client;
 mod error;
+pub mod eval;
 mod server;
 
 pub use client::{NoisyCount, keep_probability, perturb, perturb_with_count};

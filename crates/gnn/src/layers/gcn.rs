@@ -1,0 +1,38 @@
+//! GCN (Kipf & Welling 2017): `H' = D̂^{-1/2} (A + I) D̂^{-1/2} H W + b`, with optional edge
+//! weights in `A` and degrees `D̂` of `A + I`.
+
+use burn::module::{Module, Param};
+use burn::tensor::{Device, Tensor};
+use rand::Rng;
+
+use super::Init;
+use crate::tensors::{GraphTensors, Input, scatter_add};
+
+/// One GCN layer (PyG `GCNConv` with `add_self_loops`, `normalize`; Glorot weights, zero bias).
+#[derive(Module, Debug)]
+pub struct GcnConv {
+    /// `[d_in, d_out]`.
+    pub weight: Param<Tensor<2>>,
+    /// `[d_out]`.
+    pub bias: Param<Tensor<1>>,
+}
+
+impl GcnConv {
+    /// A seeded layer.
+    pub fn new<R: Rng + ?Sized>(d_in: usize, d_out: usize, device: &Device, rng: &mut R) -> Self {
+        Self {
+            weight: Init::Glorot.matrix([d_in, d_out], None, device, rng),
+            bias: Init::Zeros.vector(d_out, d_in, device, rng),
+        }
+    }
+
+    /// Forward pass over `[n, d_in]` features.
+    ///
+    /// # Complexity
+    /// O(nnz(X)·d_out + (E + n)·d_out).
+    pub fn forward(&self, x: &Input, g: &GraphTensors) -> Tensor<2> {
+        let h = x.project(self.weight.val());
+        let msgs = h.select(0, g.src_loop.clone()) * g.gcn_norm.clone();
+        scatter_add(msgs, &g.dst_loop, g.num_nodes) + self.bias.val().unsqueeze_dim(0)
+    }
+}

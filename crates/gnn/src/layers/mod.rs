@@ -1,0 +1,23 @@
+//! Message-passing layers on index-based (sparse) aggregation: [`GcnConv`], [`SageConv`],
+//! [`GatConv`], [`GinConv`], the dense [`Linear`] layer and graph pooling.
+//!
+//! Every layer takes its input as an [`Input`](crate::Input) (so the first layer can consume
+//! sparse features) and a [`GraphTensors`](crate::GraphTensors). Layers whose first operation
+//! is linear project before aggregating (`Â(XW) = (ÂX)W`), so aggregation runs in the smaller
+//! output width.
+
+mod gat;
+mod gcn;
+mod gin;
+mod init;
+mod linear;
+mod pool;
+mod sage;
+
+pub use gat::GatConv;
+pub use gcn::GcnConv;
+pub use gin::GinConv;
+pub(crate) use init::Init;
+pub use linear::Linear;
+pub use pool::{Pooling, pool};
+pub use sage::SageConv;

@@ -1,0 +1,419 @@
+//! Device-side inputs: features ([`Input`], dense or sparse), the index tensors of message
+//! passing ([`GraphTensors`]), the pooling index ([`PoolIndex`]) and their bundle
+//! [`GraphInput`]; plus the counter-based dropout RNG ([`DropoutRng`]).
+//!
+//! All normalisation constants (GCN's `w / sqrt(deg_u deg_v)`, mean-aggregation `1/deg`, GAT's
+//! log edge weights) are computed once on the host when the input is uploaded.
+
+use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor, TensorData};
+use ndarray::Array2;
+use rand::Rng;
+use rayon::prelude::*;
+
+use crate::data::{EdgeList, GraphBatch, NodeTask};
+
+/// Node features on the device: dense rows, or a sparse COO matrix (used automatically when at
+/// most 10 % of the entries are non-zero, e.g. bag-of-words features). Both give the same
+/// results; sparse inputs make the first projection and input dropout cost O(nnz).
+#[derive(Clone, Debug)]
+// One Input per forward pass, moved rather than stored in bulk: boxing would only add a pointer
+// chase to every layer's projection.
+#[allow(clippy::large_enum_variant)]
+pub enum Input {
+    /// Dense `[n, d]` features.
+    Dense(Tensor<2>),
+    /// Sparse features.
+    Sparse {
+        /// Row of every non-zero.
+        rows: Tensor<1, Int>,
+        /// Column of every non-zero.
+        cols: Tensor<1, Int>,
+        /// Values `[nnz, 1]`.
+        values: Tensor<2>,
+        /// `[n, d]`.
+        shape: [usize; 2],
+    },
+}
+
+impl Input {
+    /// Uploads a feature matrix, choosing the sparse form when at most 10 % is non-zero.
+    pub fn from_array(x: &Array2<f32>, device: &Device) -> Self {
+        let (n, d) = x.dim();
+        let nnz = x.iter().filter(|&&v| v != 0.0).count();
+        if nnz * 10 <= n * d {
+            let mut rows = Vec::with_capacity(nnz);
+            let mut cols = Vec::with_capacity(nnz);
+            let mut vals = Vec::with_capacity(nnz);
+            for ((r, c), &v) in x.indexed_iter() {
+                if v != 0.0 {
+                    rows.push(r as i64);
+                    cols.push(c as i64);
+                    vals.push(v);
+                }
+            }
+            Self::Sparse {
+                rows: int_tensor(rows, device),
+                cols: int_tensor(cols, device),
+                values: Tensor::from_data(TensorData::new(vals, [nnz, 1]), device),
+                shape: [n, d],
+            }
+        } else {
+            Self::dense_from_array(x, device)
+        }
+    }
+
+    /// Uploads a feature matrix in dense form.
+    pub fn dense_from_array(x: &Array2<f32>, device: &Device) -> Self {
+        let (n, d) = x.dim();
+        let data: Vec<f32> = x.iter().copied().collect();
+        Self::Dense(Tensor::from_data(TensorData::new(data, [n, d]), device))
+    }
+
+    /// `[n, d]`.
+    pub fn dims(&self) -> [usize; 2] {
+        match self {
+            Self::Dense(t) => t.dims(),
+            Self::Sparse { shape, .. } => *shape,
+        }
+    }
+
+    /// `X · W` for `W: [d, out]`.
+    pub fn project(&self, weight: Tensor<2>) -> Tensor<2> {
+        match self {
+            Self::Dense(x) => x.clone().matmul(weight),
+            Self::Sparse {
+                rows,
+                cols,
+                values,
+                shape,
+            } => {
+                let out = weight.dims()[1];
+                let msgs = weight.select(0, cols.clone()) * values.clone();
+                Tensor::zeros([shape[0], out], (&msgs.device(), msgs.dtype())).select_assign(
+                    0,
+                    rows.clone(),
+                    msgs,
+                    IndexingUpdateOp::Add,
+                )
+            }
+        }
+    }
+
+    /// Inverted dropout with rate `p` (no-op when `rng` is `None` or `p == 0`).
+    pub fn dropout(self, p: f64, rng: Option<&mut DropoutRng>) -> Self {
+        let Some(rng) = rng else { return self };
+        if p <= 0.0 {
+            return self;
+        }
+        match self {
+            Self::Dense(x) => Self::Dense(dropout(x, p, Some(rng))),
+            Self::Sparse {
+                rows,
+                cols,
+                values,
+                shape,
+            } => Self::Sparse {
+                rows,
+                cols,
+                values: dropout(values, p, Some(rng)),
+                shape,
+            },
+        }
+    }
+
+    /// The dense features (densifying a sparse input).
+    pub fn to_dense(&self) -> Tensor<2> {
+        match self {
+            Self::Dense(x) => x.clone(),
+            Self::Sparse { shape, .. } => {
+                let device = self.device();
+                let eye = Tensor::<2>::eye(shape[1], &device);
+                self.project(eye)
+            }
+        }
+    }
+
+    fn device(&self) -> Device {
+        match self {
+            Self::Dense(x) => x.device(),
+            Self::Sparse { values, .. } => values.device(),
+        }
+    }
+}
+
+impl From<Tensor<2>> for Input {
+    fn from(x: Tensor<2>) -> Self {
+        Self::Dense(x)
+    }
+}
+
+pub(crate) fn int_tensor(v: Vec<i64>, device: &Device) -> Tensor<1, Int> {
+    let n = v.len();
+    Tensor::from_data(TensorData::new(v, [n]), device)
+}
+
+pub(crate) fn column(v: Vec<f32>, device: &Device) -> Tensor<2> {
+    let n = v.len();
+    Tensor::from_data(TensorData::new(v, [n, 1]), device)
+}
+
+/// Message-passing index tensors of one (possibly packed) graph.
+///
+/// Two edge sets are kept: the plain message edges (GIN sum, GraphSAGE mean) and the edges with
+/// one self-loop per node (GCN, GAT; an existing self-loop keeps its weight, as PyG's
+/// `add_remaining_self_loops`).
+#[derive(Clone, Debug)]
+pub struct GraphTensors {
+    pub(crate) num_nodes: usize,
+    pub(crate) src: Tensor<1, Int>,
+    pub(crate) dst: Tensor<1, Int>,
+    /// Edge weights `[E, 1]` (None when unweighted).
+    pub(crate) weight: Option<Tensor<2>>,
+    /// `1 / in-degree(dst)` per plain edge, `[E, 1]`.
+    pub(crate) mean_norm: Tensor<2>,
+    pub(crate) num_edges: usize,
+    pub(crate) src_loop: Tensor<1, Int>,
+    pub(crate) dst_loop: Tensor<1, Int>,
+    /// `w_uv / sqrt(deg_u deg_v)` with self-loops, `[E + n, 1]`.
+    pub(crate) gcn_norm: Tensor<2>,
+    /// `ln w` per self-looped edge (None when unweighted), `[E + n, 1]`.
+    pub(crate) log_weight_loop: Option<Tensor<2>>,
+}
+
+impl GraphTensors {
+    /// Uploads an edge list and precomputes the normalisations.
+    pub fn new(edges: &EdgeList, device: &Device) -> Self {
+        let n = edges.num_nodes;
+        let e = edges.src.len();
+        let w = |i: usize| edges.weights.as_ref().map_or(1.0, |w| w[i]);
+        let mut in_deg = vec![0usize; n];
+        for &t in &edges.dst {
+            in_deg[t as usize] += 1;
+        }
+        let mean_norm: Vec<f32> = edges
+            .dst
+            .iter()
+            .map(|&t| 1.0 / in_deg[t as usize] as f32)
+            .collect();
+        // Self-looped edge set: drop existing loops, then one loop per node.
+        let mut loop_weight = vec![1.0f32; n];
+        let mut src_l = Vec::with_capacity(e + n);
+        let mut dst_l = Vec::with_capacity(e + n);
+        let mut w_l = Vec::with_capacity(e + n);
+        for i in 0..e {
+            let (s, t) = (edges.src[i], edges.dst[i]);
+            if s == t {
+                loop_weight[s as usize] = w(i);
+            } else {
+                src_l.push(s as i64);
+                dst_l.push(t as i64);
+                w_l.push(w(i));
+            }
+        }
+        for (u, &lw) in loop_weight.iter().enumerate() {
+            src_l.push(u as i64);
+            dst_l.push(u as i64);
+            w_l.push(lw);
+        }
+        // Destination-sorted order: scatter-adds then write rows sequentially (cache locality on
+        // large graphs); sums are order-independent up to rounding.
+        let mut order: Vec<usize> = (0..src_l.len()).collect();
+        order.sort_unstable_by_key(|&k| (dst_l[k], src_l[k]));
+        let src_l: Vec<i64> = order.iter().map(|&k| src_l[k]).collect();
+        let dst_l: Vec<i64> = order.iter().map(|&k| dst_l[k]).collect();
+        let w_l: Vec<f32> = order.iter().map(|&k| w_l[k]).collect();
+        let mut deg = vec![0f64; n];
+        for (k, &t) in dst_l.iter().enumerate() {
+            deg[t as usize] += f64::from(w_l[k]);
+        }
+        let inv_sqrt: Vec<f64> = deg
+            .iter()
+            .map(|&d| if d > 0.0 { 1.0 / d.sqrt() } else { 0.0 })
+            .collect();
+        let gcn_norm: Vec<f32> = (0..src_l.len())
+            .map(|k| {
+                (f64::from(w_l[k]) * inv_sqrt[src_l[k] as usize] * inv_sqrt[dst_l[k] as usize])
+                    as f32
+            })
+            .collect();
+        let log_w = edges
+            .weights
+            .as_ref()
+            .map(|_| column(w_l.iter().map(|&x| x.max(1e-30).ln()).collect(), device));
+        Self {
+            num_nodes: n,
+            src: int_tensor(edges.src.iter().map(|&s| i64::from(s)).collect(), device),
+            dst: int_tensor(edges.dst.iter().map(|&s| i64::from(s)).collect(), device),
+            weight: edges.weights.as_ref().map(|w| column(w.clone(), device)),
+            mean_norm: column(mean_norm, device),
+            num_edges: e,
+            src_loop: int_tensor(src_l, device),
+            dst_loop: int_tensor(dst_l, device),
+            gcn_norm: column(gcn_norm, device),
+            log_weight_loop: log_w,
+        }
+    }
+
+    /// Number of nodes.
+    pub fn num_nodes(&self) -> usize {
+        self.num_nodes
+    }
+
+    /// Number of message edges (self-loops excluded unless given).
+    pub fn num_edges(&self) -> usize {
+        self.num_edges
+    }
+}
+
+/// Scatter-adds `[E, d]` messages onto `num_nodes` rows at `index`.
+pub(crate) fn scatter_add(msgs: Tensor<2>, index: &Tensor<1, Int>, num_nodes: usize) -> Tensor<2> {
+    let d = msgs.dims()[1];
+    Tensor::zeros([num_nodes, d], (&msgs.device(), msgs.dtype())).select_assign(
+        0,
+        index.clone(),
+        msgs,
+        IndexingUpdateOp::Add,
+    )
+}
+
+/// Node-to-graph index of a packed batch, for graph-level pooling.
+#[derive(Clone, Debug)]
+pub struct PoolIndex {
+    pub(crate) node_graph: Tensor<1, Int>,
+    /// `1 / |V_g|` per graph, `[G, 1]`.
+    pub(crate) inv_count: Tensor<2>,
+    pub(crate) num_graphs: usize,
+}
+
+impl PoolIndex {
+    /// Uploads a node → graph map.
+    pub fn new(node_graph: &[u32], num_graphs: usize, device: &Device) -> Self {
+        let mut count = vec![0usize; num_graphs];
+        for &g in node_graph {
+            count[g as usize] += 1;
+        }
+        Self {
+            node_graph: int_tensor(node_graph.iter().map(|&g| i64::from(g)).collect(), device),
+            inv_count: column(
+                count.iter().map(|&c| 1.0 / c.max(1) as f32).collect(),
+                device,
+            ),
+            num_graphs,
+        }
+    }
+}
+
+/// Features, graph and (for batches of graphs) the pooling index, ready for a forward pass.
+#[derive(Clone, Debug)]
+pub struct GraphInput {
+    /// Node features.
+    pub x: Input,
+    /// Message-passing indices.
+    pub graph: GraphTensors,
+    /// Present for graph-level tasks.
+    pub pool: Option<PoolIndex>,
+}
+
+impl GraphInput {
+    /// The input of a node task (features sparse when at most 10 % non-zero).
+    pub fn from_node_task(task: &NodeTask, device: &Device) -> Self {
+        Self {
+            x: Input::from_array(&task.features, device),
+            graph: GraphTensors::new(&task.edges, device),
+            pool: None,
+        }
+    }
+
+    /// The input of a packed batch of graphs.
+    pub fn from_batch(batch: &GraphBatch, device: &Device) -> Self {
+        Self {
+            x: Input::from_array(&batch.features, device),
+            graph: GraphTensors::new(&batch.edges, device),
+            pool: Some(PoolIndex::new(&batch.node_graph, batch.num_graphs, device)),
+        }
+    }
+}
+
+/// Counter-based dropout masks: each mask element is a SplitMix64 hash of a per-call key drawn
+/// from a seeded RNG and the element index, so masks are reproducible, independent of thread
+/// count, and cheap (one hash per four elements).
+#[derive(Clone, Debug)]
+pub struct DropoutRng {
+    key: u64,
+    calls: u64,
+}
+
+impl DropoutRng {
+    /// A generator keyed by one draw from `rng`.
+    pub fn new<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        Self {
+            key: rng.next_u64(),
+            calls: 0,
+        }
+    }
+
+    fn next_key(&mut self) -> u64 {
+        self.calls += 1;
+        splitmix(self.key ^ splitmix(self.calls))
+    }
+
+    /// A keep-mask scaled by `1/(1-p)` with `len` entries.
+    pub fn mask(&mut self, len: usize, p: f64) -> Vec<f32> {
+        let key = self.next_key();
+        let threshold = (p * 65536.0).round() as u32;
+        let scale = (1.0 / (1.0 - p)) as f32;
+        let mut out = vec![0f32; len];
+        out.par_chunks_mut(1 << 14)
+            .enumerate()
+            .for_each(|(chunk, part)| {
+                let base = (chunk as u64) << 12;
+                for (j, quad) in part.chunks_mut(4).enumerate() {
+                    let h = splitmix(key.wrapping_add(base + j as u64));
+                    for (k, v) in quad.iter_mut().enumerate() {
+                        let r = ((h >> (16 * k)) & 0xffff) as u32;
+                        *v = if r >= threshold { scale } else { 0.0 };
+                    }
+                }
+            });
+        out
+    }
+}
+
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Inverted dropout on a tensor (identity when `rng` is `None` or `p <= 0`).
+pub fn dropout<const D: usize>(x: Tensor<D>, p: f64, rng: Option<&mut DropoutRng>) -> Tensor<D> {
+    let Some(rng) = rng else { return x };
+    if p <= 0.0 {
+        return x;
+    }
+    let dims = x.dims();
+    let len: usize = dims.iter().product();
+    let mask = rng.mask(len, p);
+    let mask = Tensor::<D>::from_data(TensorData::new(mask, dims), (&x.device(), x.dtype()));
+    x * mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn dropout_masks_are_seeded_and_have_the_right_rate() {
+        let mut a = DropoutRng::new(&mut rand_chacha::ChaCha8Rng::seed_from_u64(3));
+        let mut b = DropoutRng::new(&mut rand_chacha::ChaCha8Rng::seed_from_u64(3));
+        let (ma, mb) = (a.mask(100_000, 0.6), b.mask(100_000, 0.6));
+        assert_eq!(ma, mb);
+        assert_ne!(ma, a.mask(100_000, 0.6));
+        let kept = ma.iter().filter(|&&v| v > 0.0).count() as f64 / 1e5;
+        // Binomial(1e5, 0.4): sd ≈ 0.0015; 5 sd band.
+        assert!((kept - 0.4).abs() < 0.008, "kept {kept}");
+        assert!(ma.iter().all(|&v| v == 0.0 || (v - 2.5).abs() < 1e-6));
+    }
+}

@@ -1,0 +1,9 @@
+//! Metric-DP release of boundary rows: L2 clipping, Gaussian noise σ = σ₀·C (dp-core's Gaussian
+//! mechanism driven by a ChaCha20 CSPRNG), per-node release counts, a ledger entry per release,
+//! and the ε(p) accounting (RDP accountant with both conversions, and the closed form).
+
+mod accounting;
+mod release;
+
+pub use accounting::{NOT_COVERED, PrivacyReport, StandardDpFigure, closed_form_eps, rdp_eps};
+pub use release::{BoundaryReleaser, ReleaseConfig, clip_l2};

@@ -1,0 +1,630 @@
+//! The [`Server`] and [`Client`] roles. Each validates every received message completely before
+//! changing any state, so a rejected message leaves the role as it was.
+
+use std::collections::BTreeMap;
+
+use dp_core::rng::ChaCha20Rng;
+
+use super::messages::{
+    ClientUpdate, EmbeddingRows, Message, ProtocolConfig, RoundMeta, ServerBroadcast,
+};
+use super::transport::{Direction, Endpoint, TrafficLog, TrafficRecord, Transport};
+use crate::error::{FedError, Result};
+use crate::estimator::{Bootstrap, EmbeddingEstimator, RowTable};
+use crate::federation::ClientTopology;
+use crate::privacy::{BoundaryReleaser, ReleaseConfig};
+
+fn check_vec(name: &str, v: &[f32], len: u32) -> Result<()> {
+    if v.len() != len as usize {
+        return Err(FedError::Rejected(format!(
+            "{name} of length {}, expected {len}",
+            v.len()
+        )));
+    }
+    if v.iter().any(|x| !x.is_finite()) {
+        return Err(FedError::Rejected(format!("non-finite value in {name}")));
+    }
+    Ok(())
+}
+
+fn check_grad(cfg: &ProtocolConfig, grad: Option<&Vec<f32>>) -> Result<()> {
+    match (cfg.share_gradient, grad) {
+        (true, Some(g)) => check_vec("grad", g, cfg.num_params),
+        (false, None) => Ok(()),
+        (true, None) => Err(FedError::Rejected("missing gradient".into())),
+        (false, Some(_)) => Err(FedError::Rejected("unexpected gradient".into())),
+    }
+}
+
+/// Checks row blocks: shapes, at most one block per layer, every node in `allowed` (sorted).
+fn check_blocks(
+    cfg: &ProtocolConfig,
+    blocks: &[EmbeddingRows],
+    allowed: &[u32],
+    client: u32,
+    set: &'static str,
+) -> Result<()> {
+    let mut layers = vec![false; cfg.layer_dims.len()];
+    for b in blocks {
+        b.validate(&cfg.layer_dims)?;
+        let seen = &mut layers[b.layer as usize];
+        if *seen {
+            return Err(FedError::Rejected(format!(
+                "two blocks for layer {}",
+                b.layer
+            )));
+        }
+        *seen = true;
+        if let Some(&node) = b.nodes.iter().find(|v| allowed.binary_search(v).is_err()) {
+            return Err(FedError::NotInSet { client, node, set });
+        }
+    }
+    Ok(())
+}
+
+/// The aggregation server: averages W (and G) weighted by training-set size, keeps the latest
+/// noisy row of every boundary node, and sends each client the rows of its halo.
+///
+/// The server knows the public structure of the federation (every client's boundary and halo
+/// ids), never features or labels.
+#[derive(Debug)]
+pub struct Server {
+    config: ProtocolConfig,
+    boundary: Vec<Vec<u32>>,
+    halo: Vec<Vec<u32>>,
+    params: Vec<f32>,
+    grad: Option<Vec<f32>>,
+    table: Vec<BTreeMap<u32, Vec<f32>>>,
+    round: u32,
+    started: bool,
+    pending: Vec<Option<ClientUpdate>>,
+    traffic: TrafficLog,
+}
+
+impl Server {
+    /// A server for clients with the given topologies (ids `0..N` in order) and initial W.
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] for an invalid config, a topology count different from
+    /// `num_clients`, topologies out of order, or `init_params` of the wrong length.
+    pub fn new(
+        config: ProtocolConfig,
+        topologies: &[ClientTopology],
+        init_params: Vec<f32>,
+    ) -> Result<Self> {
+        config.check()?;
+        if topologies.len() != config.num_clients as usize
+            || topologies
+                .iter()
+                .enumerate()
+                .any(|(i, t)| t.id() as usize != i)
+        {
+            return Err(FedError::param(
+                "topologies",
+                topologies.len(),
+                "need one topology per client, ordered by id",
+            ));
+        }
+        if init_params.len() != config.num_params as usize
+            || init_params.iter().any(|x| !x.is_finite())
+        {
+            return Err(FedError::param(
+                "init_params",
+                init_params.len(),
+                "must hold num_params finite values",
+            ));
+        }
+        let grad = config.share_gradient.then(|| vec![0.0; init_params.len()]);
+        Ok(Self {
+            boundary: topologies.iter().map(|t| t.boundary().to_vec()).collect(),
+            halo: topologies.iter().map(|t| t.halo().to_vec()).collect(),
+            params: init_params,
+            grad,
+            table: vec![BTreeMap::new(); config.layer_dims.len()],
+            round: 0,
+            started: false,
+            pending: vec![None; config.num_clients as usize],
+            traffic: TrafficLog::default(),
+            config,
+        })
+    }
+
+    /// The round whose updates the server is collecting.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+    /// Whether all rounds are aggregated (the final model was broadcast).
+    pub fn is_finished(&self) -> bool {
+        self.round > self.config.num_rounds
+    }
+    /// The current averaged W.
+    pub fn params(&self) -> &[f32] {
+        &self.params
+    }
+    /// The current averaged G (when shared).
+    pub fn grad(&self) -> Option<&[f32]> {
+        self.grad.as_deref()
+    }
+    /// The latest noisy row of node `v` at `layer`, if received.
+    pub fn table_row(&self, layer: usize, v: u32) -> Option<&[f32]> {
+        self.table.get(layer)?.get(&v).map(Vec::as_slice)
+    }
+    /// Byte counts of every message sent or accepted.
+    pub fn traffic(&self) -> &TrafficLog {
+        &self.traffic
+    }
+    /// Whether every client's update for the current round is in.
+    pub fn all_received(&self) -> bool {
+        self.pending.iter().all(Option::is_some)
+    }
+
+    /// Round 0: broadcasts the initial W (no halo rows yet).
+    ///
+    /// # Errors
+    /// [`FedError::Rejected`] when called twice; transport errors.
+    pub fn start(&mut self, transport: &mut dyn Transport) -> Result<()> {
+        if self.started {
+            return Err(FedError::Rejected("server already started".into()));
+        }
+        self.started = true;
+        self.broadcast(transport)
+    }
+
+    fn broadcast(&mut self, transport: &mut dyn Transport) -> Result<()> {
+        let meta = RoundMeta {
+            round: self.round,
+            num_rounds: self.config.num_rounds,
+            local_steps: self.config.local_steps,
+            num_params: self.config.num_params,
+            layer_dims: self.config.layer_dims.clone(),
+        };
+        for (i, halo) in self.halo.iter().enumerate() {
+            let halo_rows = self
+                .table
+                .iter()
+                .enumerate()
+                .filter_map(|(l, rows)| {
+                    let dim = self.config.layer_dims[l];
+                    let nodes: Vec<u32> = halo
+                        .iter()
+                        .copied()
+                        .filter(|v| rows.contains_key(v))
+                        .collect();
+                    if nodes.is_empty() {
+                        return None;
+                    }
+                    let values = nodes.iter().flat_map(|v| rows[v].iter().copied()).collect();
+                    Some(EmbeddingRows {
+                        layer: l as u16,
+                        dim,
+                        nodes,
+                        values,
+                    })
+                })
+                .collect();
+            let msg = Message::Broadcast(ServerBroadcast {
+                meta: meta.clone(),
+                params: self.params.clone(),
+                grad: self.grad.clone(),
+                halo: halo_rows,
+            });
+            let frame = msg.encode();
+            self.traffic.record(TrafficRecord {
+                round: self.round,
+                client: i as u32,
+                direction: Direction::Down,
+                bytes: frame.len() as u64,
+                embedding_bytes: msg.embedding_bytes() as u64,
+            });
+            transport.send(Endpoint::Server, Endpoint::Client(i as u32), frame)?;
+        }
+        Ok(())
+    }
+
+    /// Validates and stores one client update.
+    ///
+    /// # Errors
+    /// [`FedError::MessageTooLarge`] over the sender's bound, [`FedError::UnknownVersion`],
+    /// [`FedError::Malformed`], [`FedError::NotInSet`] for a row of a node outside the sender's
+    /// boundary set, [`FedError::Rejected`] for a wrong sender, round, shape or a duplicate.
+    /// The server's state is unchanged on error.
+    pub fn accept(&mut self, from: Endpoint, frame: &[u8]) -> Result<()> {
+        let Endpoint::Client(i) = from else {
+            return Err(FedError::Rejected("update from the server endpoint".into()));
+        };
+        let boundary = self
+            .boundary
+            .get(i as usize)
+            .ok_or_else(|| FedError::Rejected(format!("unknown client {i}")))?;
+        let Message::Update(u) = Message::decode(frame, self.config.update_bound(boundary.len()))?
+        else {
+            return Err(FedError::Rejected("server expects updates".into()));
+        };
+        if u.client != i {
+            return Err(FedError::Rejected(format!(
+                "client {i} sent an update signed {}",
+                u.client
+            )));
+        }
+        if !self.started || self.is_finished() || u.round != self.round {
+            return Err(FedError::Rejected(format!(
+                "update for round {}, server collects round {}",
+                u.round, self.round
+            )));
+        }
+        if self.pending[i as usize].is_some() {
+            return Err(FedError::Rejected(format!(
+                "second update from client {i} in round {}",
+                u.round
+            )));
+        }
+        check_vec("params", &u.params, self.config.num_params)?;
+        check_grad(&self.config, u.grad.as_ref())?;
+        check_blocks(&self.config, &u.boundary, boundary, i, "boundary")?;
+        self.traffic.record(TrafficRecord {
+            round: u.round,
+            client: i,
+            direction: Direction::Up,
+            bytes: frame.len() as u64,
+            embedding_bytes: Message::Update(u.clone()).embedding_bytes() as u64,
+        });
+        self.pending[i as usize] = Some(u);
+        Ok(())
+    }
+
+    /// Accepts every frame waiting at the server; returns how many were accepted.
+    ///
+    /// # Errors
+    /// The first rejection (later frames stay queued).
+    pub fn poll(&mut self, transport: &mut dyn Transport) -> Result<usize> {
+        let mut n = 0;
+        while let Some((from, frame)) = transport.recv(Endpoint::Server)? {
+            self.accept(from, &frame)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Aggregates the round (weighted average of W and G, latest rows into the table) and
+    /// broadcasts the next round (after the last round: the final model).
+    ///
+    /// # Errors
+    /// [`FedError::Rejected`] when some update is missing; transport errors.
+    pub fn finish_round(&mut self, transport: &mut dyn Transport) -> Result<()> {
+        if !self.all_received() {
+            let missing: Vec<usize> = (0..self.pending.len())
+                .filter(|&i| self.pending[i].is_none())
+                .collect();
+            return Err(FedError::Rejected(format!(
+                "round {}: no update yet from clients {missing:?}",
+                self.round
+            )));
+        }
+        let updates: Vec<ClientUpdate> = self
+            .pending
+            .iter_mut()
+            .map(|u| u.take().expect("all received"))
+            .collect();
+        let total: u64 = updates.iter().map(|u| u.train_size).sum();
+        let weight = |u: &ClientUpdate| {
+            if total == 0 {
+                1.0 / updates.len() as f64
+            } else {
+                u.train_size as f64 / total as f64
+            }
+        };
+        let mut w = vec![0.0f64; self.params.len()];
+        let mut g = vec![0.0f64; self.params.len()];
+        for u in &updates {
+            let a = weight(u);
+            for (acc, &x) in w.iter_mut().zip(&u.params) {
+                *acc += a * f64::from(x);
+            }
+            if let Some(ug) = &u.grad {
+                for (acc, &x) in g.iter_mut().zip(ug) {
+                    *acc += a * f64::from(x);
+                }
+            }
+        }
+        self.params = w.into_iter().map(|x| x as f32).collect();
+        if self.grad.is_some() {
+            self.grad = Some(g.into_iter().map(|x| x as f32).collect());
+        }
+        for u in updates {
+            for b in u.boundary {
+                let rows = &mut self.table[b.layer as usize];
+                for (k, &v) in b.nodes.iter().enumerate() {
+                    rows.insert(v, b.row(k).expect("validated shape").to_vec());
+                }
+            }
+        }
+        self.round += 1;
+        self.broadcast(transport)
+    }
+}
+
+/// One client's protocol role: receives W (G) and frozen noisy halo rows, uploads W (G) and its
+/// noisy boundary rows. The client holds ids of its own, boundary and halo nodes; its private
+/// features and labels stay in [`crate::federation::ClientData`], outside the protocol.
+#[derive(Debug)]
+pub struct Client {
+    id: u32,
+    config: ProtocolConfig,
+    nodes: Vec<u32>,
+    boundary: Vec<u32>,
+    halo: Vec<u32>,
+    params: Vec<f32>,
+    grad: Option<Vec<f32>>,
+    halo_rows: Vec<RowTable>,
+    meta: Option<RoundMeta>,
+    uploaded: bool,
+    releaser: BoundaryReleaser,
+    traffic: TrafficLog,
+}
+
+impl Client {
+    /// The role of the client with `topology`.
+    ///
+    /// # Arguments
+    /// * `rng` — the CSPRNG of the boundary noise ([`dp_core::rng::os_rng`] outside experiments).
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] for an invalid protocol or release config.
+    pub fn new(
+        topology: &ClientTopology,
+        config: ProtocolConfig,
+        release: ReleaseConfig,
+        rng: ChaCha20Rng,
+    ) -> Result<Self> {
+        config.check()?;
+        if topology.id() >= config.num_clients {
+            return Err(FedError::param(
+                "client",
+                topology.id(),
+                "id beyond num_clients",
+            ));
+        }
+        let releaser = BoundaryReleaser::new(topology.id(), release, topology.boundary(), rng)?;
+        let halo_rows = config
+            .layer_dims
+            .iter()
+            .map(|&d| RowTable::new(topology.halo().len(), d as usize))
+            .collect();
+        Ok(Self {
+            id: topology.id(),
+            nodes: topology.nodes().to_vec(),
+            boundary: topology.boundary().to_vec(),
+            halo: topology.halo().to_vec(),
+            params: vec![0.0; config.num_params as usize],
+            grad: None,
+            halo_rows,
+            meta: None,
+            uploaded: false,
+            releaser,
+            traffic: TrafficLog::default(),
+            config,
+        })
+    }
+
+    /// Client id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+    /// The metadata of the last accepted broadcast.
+    pub fn meta(&self) -> Option<&RoundMeta> {
+        self.meta.as_ref()
+    }
+    /// W as last received.
+    pub fn params(&self) -> &[f32] {
+        &self.params
+    }
+    /// G as last received (when shared).
+    pub fn grad(&self) -> Option<&[f32]> {
+        self.grad.as_deref()
+    }
+    /// The frozen noisy row Ĥ_v of halo node `v` at `layer`, once received.
+    pub fn halo_row(&self, layer: usize, v: u32) -> Option<&[f32]> {
+        let i = self.halo.binary_search(&v).ok()?;
+        let t = self.halo_rows.get(layer)?;
+        if t.is_seen(i) { t.row(i).ok() } else { None }
+    }
+    /// The boundary releaser (release counts, ledger, privacy report).
+    pub fn releaser(&self) -> &BoundaryReleaser {
+        &self.releaser
+    }
+    /// Byte counts of every message sent or accepted.
+    pub fn traffic(&self) -> &TrafficLog {
+        &self.traffic
+    }
+
+    /// Validates and applies a server broadcast.
+    ///
+    /// # Errors
+    /// [`FedError::MessageTooLarge`], [`FedError::UnknownVersion`], [`FedError::Malformed`],
+    /// [`FedError::NotInSet`] for a halo row of a node this client does not border, and
+    /// [`FedError::Rejected`] for a wrong sender, round or shape. State is unchanged on error.
+    pub fn accept(&mut self, from: Endpoint, frame: &[u8]) -> Result<RoundMeta> {
+        if from != Endpoint::Server {
+            return Err(FedError::Rejected(format!(
+                "client {} got a frame from {from:?}",
+                self.id
+            )));
+        }
+        let Message::Broadcast(b) =
+            Message::decode(frame, self.config.broadcast_bound(self.halo.len()))?
+        else {
+            return Err(FedError::Rejected("clients expect broadcasts".into()));
+        };
+        let expected = self.meta.as_ref().map_or(0, |m| m.round + 1);
+        let m = &b.meta;
+        if m.round != expected
+            || m.num_rounds != self.config.num_rounds
+            || m.local_steps != self.config.local_steps
+            || m.num_params != self.config.num_params
+            || m.layer_dims != self.config.layer_dims
+        {
+            return Err(FedError::Rejected(format!(
+                "broadcast for round {} with metadata {m:?}, expected round {expected} of this run",
+                m.round
+            )));
+        }
+        if expected > 0 && !self.uploaded {
+            return Err(FedError::Rejected(format!(
+                "round {expected} broadcast before this client's upload"
+            )));
+        }
+        check_vec("params", &b.params, self.config.num_params)?;
+        check_grad(&self.config, b.grad.as_ref())?;
+        check_blocks(&self.config, &b.halo, &self.halo, self.id, "halo")?;
+        for blk in &b.halo {
+            let table = &mut self.halo_rows[blk.layer as usize];
+            for (k, v) in blk.nodes.iter().enumerate() {
+                let i = self.halo.binary_search(v).expect("checked halo membership");
+                table.update(
+                    i,
+                    blk.row(k).expect("validated shape"),
+                    1.0,
+                    Bootstrap::Copy,
+                )?;
+            }
+        }
+        self.traffic.record(TrafficRecord {
+            round: b.meta.round,
+            client: self.id,
+            direction: Direction::Down,
+            bytes: frame.len() as u64,
+            embedding_bytes: b.halo.iter().map(EmbeddingRows::byte_len).sum::<usize>() as u64,
+        });
+        self.params = b.params;
+        self.grad = b.grad;
+        self.meta = Some(b.meta.clone());
+        self.uploaded = false;
+        Ok(b.meta)
+    }
+
+    /// Accepts the next broadcast waiting for this client, if any.
+    ///
+    /// # Errors
+    /// As [`Client::accept`]; transport errors.
+    pub fn poll(&mut self, transport: &mut dyn Transport) -> Result<Option<RoundMeta>> {
+        match transport.recv(Endpoint::Client(self.id))? {
+            Some((from, frame)) => self.accept(from, &frame).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Ends the current round: releases the boundary rows of `estimate` (clipped and noised) and
+    /// uploads them with W (and G); returns the frame size.
+    ///
+    /// # Arguments
+    /// * `estimate` — H over this client's own nodes (rows in the order of its topology's nodes).
+    ///
+    /// # Errors
+    /// [`FedError::Rejected`] before the round's broadcast, after an upload in this round, or
+    /// after the final round; [`FedError::InvalidParam`] when `params`, `grad` or `estimate` do
+    /// not match the configuration; release errors (budget). Nothing is sent on error.
+    ///
+    /// # Privacy
+    /// Each boundary row is released through [`BoundaryReleaser::release`].
+    pub fn upload(
+        &mut self,
+        transport: &mut dyn Transport,
+        params: &[f32],
+        grad: Option<&[f32]>,
+        train_size: u64,
+        estimate: &EmbeddingEstimator,
+    ) -> Result<u64> {
+        let Some(meta) = &self.meta else {
+            return Err(FedError::Rejected(
+                "upload before the round-0 broadcast".into(),
+            ));
+        };
+        if self.uploaded || meta.round > meta.num_rounds {
+            return Err(FedError::Rejected(format!(
+                "no upload expected in round {}",
+                meta.round
+            )));
+        }
+        let round = meta.round;
+        if params.len() != self.config.num_params as usize {
+            return Err(FedError::param(
+                "params",
+                params.len(),
+                "length differs from num_params",
+            ));
+        }
+        if grad.is_some() != self.config.share_gradient
+            || grad.is_some_and(|g| g.len() != params.len())
+        {
+            return Err(FedError::param(
+                "grad",
+                grad.map_or(0, <[f32]>::len),
+                "must match share_gradient and num_params",
+            ));
+        }
+        if estimate.num_layers() != self.config.layer_dims.len() {
+            return Err(FedError::param(
+                "estimate",
+                estimate.num_layers(),
+                "layer count differs",
+            ));
+        }
+        let local: Vec<usize> = self
+            .boundary
+            .iter()
+            .map(|v| {
+                self.nodes
+                    .binary_search(v)
+                    .expect("boundary nodes are own nodes")
+            })
+            .collect();
+        let mut gathered = Vec::with_capacity(self.config.layer_dims.len());
+        for (l, &d) in self.config.layer_dims.iter().enumerate() {
+            let table = estimate.layer(l)?;
+            if table.dim() != d as usize || table.len() != self.nodes.len() {
+                return Err(FedError::param(
+                    "estimate",
+                    table.dim(),
+                    "table shape differs from the configuration",
+                ));
+            }
+            let mut rows = Vec::with_capacity(local.len() * d as usize);
+            for &i in &local {
+                rows.extend_from_slice(table.row(i)?);
+            }
+            gathered.push((l, d, rows));
+        }
+        let mut blocks = Vec::with_capacity(gathered.len());
+        if !self.boundary.is_empty() {
+            for (l, d, rows) in gathered {
+                blocks.push(self.releaser.release(
+                    round,
+                    l as u16,
+                    &self.boundary,
+                    &rows,
+                    d as usize,
+                )?);
+            }
+        }
+        let msg = Message::Update(ClientUpdate {
+            client: self.id,
+            round,
+            train_size,
+            params: params.to_vec(),
+            grad: grad.map(<[f32]>::to_vec),
+            boundary: blocks,
+        });
+        let frame = msg.encode();
+        let bytes = frame.len() as u64;
+        transport.send(Endpoint::Client(self.id), Endpoint::Server, frame)?;
+        self.traffic.record(TrafficRecord {
+            round,
+            client: self.id,
+            direction: Direction::Up,
+            bytes,
+            embedding_bytes: msg.embedding_bytes() as u64,
+        });
+        self.uploaded = true;
+        Ok(bytes)
+    }
+}

@@ -29,9 +29,12 @@
 //! # Ok::<(), edgerefine::EdgeRefineError>(())
 //! ```
 
+pub mod attack;
+pub mod baselines;
 mod client;
 mod error;
 pub mod eval;
+pub mod metrics;
 mod server;
 
 pub use client::{NoisyCount, keep_probability, perturb, perturb_with_count};

@@ -95,13 +95,13 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
             out,
         } => {
             let g = read_edge_list(noisy)?;
-            if let Some(n) = nodes {
-                if *n != g.num_nodes() {
-                    bail!(edgerefine::EdgeRefineError::NodeCountMismatch {
-                        expected: *n,
-                        got: g.num_nodes()
-                    });
-                }
+            if let Some(n) = nodes
+                && *n != g.num_nodes()
+            {
+                bail!(edgerefine::EdgeRefineError::NodeCountMismatch {
+                    expected: *n,
+                    got: g.num_nodes(),
+                });
             }
             let params = RefineParams {
                 eps: *eps,

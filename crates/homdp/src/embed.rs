@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use dp_core::mechanisms::GaussianParams;
 use graph_core::Graph;
-use ndarray::Array2;
+use ndarray::{Array2, ArrayView2};
 use rand::CryptoRng;
 use rayon::prelude::*;
 
@@ -202,6 +202,43 @@ pub fn embed<R: CryptoRng + ?Sized>(
     params: &EmbeddingParams,
     rng: &mut R,
 ) -> Result<PrivateEmbedding> {
+    embed_impl(patterns, graphs, None, params, rng)
+}
+
+/// [`embed`] with the clean densities of the (unclipped) graphs already computed, e.g. by
+/// [`density_matrix`](crate::density_matrix) once for a sweep over ρ. Rows of graphs that are
+/// clipped to the degree bound are recomputed on the clipped graph.
+///
+/// # Errors
+/// As [`embed`]; [`HomdpError::InvalidParam`] when `densities` is not `[graphs, patterns]`.
+///
+/// # Privacy
+/// As [`embed`], provided `densities` are the exact densities of `graphs` and `patterns`
+/// (the release is only as private as its input is correct).
+pub fn embed_with_densities<R: CryptoRng + ?Sized>(
+    patterns: &[Pattern],
+    graphs: &[Graph],
+    densities: ArrayView2<'_, f64>,
+    params: &EmbeddingParams,
+    rng: &mut R,
+) -> Result<PrivateEmbedding> {
+    if densities.dim() != (graphs.len(), patterns.len()) {
+        return invalid(
+            "densities",
+            densities.nrows() as f64,
+            "must be the [graphs, patterns] density matrix",
+        );
+    }
+    embed_impl(patterns, graphs, Some(densities), params, rng)
+}
+
+fn embed_impl<R: CryptoRng + ?Sized>(
+    patterns: &[Pattern],
+    graphs: &[Graph],
+    densities: Option<ArrayView2<'_, f64>>,
+    params: &EmbeddingParams,
+    rng: &mut R,
+) -> Result<PrivateEmbedding> {
     let d = patterns.len();
     if d == 0 {
         return invalid("patterns", 0.0, "need at least one pattern");
@@ -231,11 +268,20 @@ pub fn embed<R: CryptoRng + ?Sized>(
         None => Cow::Borrowed(graphs),
     };
 
-    let rows: Vec<Vec<f64>> = graphs
-        .par_iter()
-        .enumerate()
-        .map(|(i, g)| density_row(patterns, g, i))
-        .collect::<Result<_>>()?;
+    let rows: Vec<Vec<f64>> = match densities {
+        None => graphs
+            .par_iter()
+            .enumerate()
+            .map(|(i, g)| density_row(patterns, g, i))
+            .collect::<Result<_>>()?,
+        Some(t) => {
+            let mut rows: Vec<Vec<f64>> = t.outer_iter().map(|r| r.to_vec()).collect();
+            for &i in &clipped {
+                rows[i] = density_row(patterns, &graphs[i], i)?;
+            }
+            rows
+        }
+    };
 
     // ‖S_G‖₂ depends on n (and the public Δ, patterns, bound) only.
     let mut norm_by_n: HashMap<usize, f64> = HashMap::new();
@@ -394,6 +440,39 @@ mod tests {
             &mut rng,
         )?;
         assert!(!clipped.clipped().is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn precomputed_densities_give_the_same_release() -> Result<()> {
+        let (pats, graphs) = setup()?;
+        let clean = density_matrix(&pats, &graphs)?;
+        for params in [
+            EmbeddingParams::new(0.3).degree_bound(Some(20)),
+            EmbeddingParams::new(0.3)
+                .degree_bound(Some(3))
+                .clip_to_degree_bound(true)
+                .append_num_nodes(true),
+        ] {
+            let a = embed(&pats, &graphs, &params, &mut seeded_rng(5))?;
+            let b =
+                embed_with_densities(&pats, &graphs, clean.view(), &params, &mut seeded_rng(5))?;
+            assert_eq!(a, b);
+        }
+        let wrong = clean.slice(ndarray::s![..10, ..]);
+        assert!(matches!(
+            embed_with_densities(
+                &pats,
+                &graphs,
+                wrong,
+                &EmbeddingParams::new(0.3),
+                &mut seeded_rng(5)
+            ),
+            Err(HomdpError::InvalidParam {
+                name: "densities",
+                ..
+            })
+        ));
         Ok(())
     }
 

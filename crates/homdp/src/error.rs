@@ -101,6 +101,14 @@ pub enum HomdpError {
         /// The rule it broke.
         reason: &'static str,
     },
+    /// A downstream model (linfa) failed to fit.
+    #[error("{model} failed: {reason}")]
+    Downstream {
+        /// The model.
+        model: &'static str,
+        /// linfa's message.
+        reason: String,
+    },
     /// An error from dp-core (a mechanism or conversion refused its parameters).
     #[error(transparent)]
     Dp(#[from] dp_core::Error),

@@ -14,7 +14,10 @@
 //!   [`smooth_sensitivity`];
 //! - [`Guarantee`]: the paper's tCDP guarantee and its (ε, δ);
 //! - [`embed`] with [`EmbeddingParams`]: the private embedding, returned together with its
-//!   guarantee.
+//!   guarantee;
+//! - [`reidentification`]: the paper's re-identification attack (top-k rates);
+//! - [`downstream`] (scaling, PCA, k-NN, bagged linfa trees, linear SVR) and [`metrics`];
+//!   [`evaluate`] with [`Protocol`] and [`Split`]: the paper's evaluation protocol.
 //!
 //! Design notes: `shared/design/HOMDP.md`.
 //!
@@ -36,19 +39,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod attack;
 mod count;
+pub mod downstream;
 mod embed;
 mod error;
+mod evaluate;
 mod guarantee;
+pub mod metrics;
 mod pattern;
 mod sensitivity;
 
+pub use attack::{reidentification, reidentification_ranks};
 pub use count::{
     MAX_TABLE_ENTRIES, Method, density_matrix, hom_count, hom_count_with, hom_density,
     hom_density_exact, hom_density_with,
 };
-pub use embed::{EmbeddingParams, PrivateEmbedding, embed};
+pub use embed::{EmbeddingParams, PrivateEmbedding, embed, embed_with_densities};
 pub use error::{HomdpError, Result};
+pub use evaluate::{EvalData, Outcome, Protocol, Split, clean_features, evaluate};
 pub use guarantee::Guarantee;
 pub use pattern::{
     MAX_PATTERN_NODES, Pattern, PatternClass, PatternKind, PatternSampler, TreeDecomposition,

@@ -3,7 +3,11 @@
 //! Each experiment writes `<out>/<experiment>/<table>.{csv,json,md}` and a plot (`.svg`), with the
 //! seed, parameters and git revision recorded in every table.
 
+mod cefedgnn;
+mod edgerefine;
 mod foundation;
+mod gnn;
+mod homdp;
 
 use std::path::PathBuf;
 
@@ -47,7 +51,7 @@ impl Ctx {
     }
 }
 
-const EXPERIMENTS: &[&str] = &["foundation"];
+const EXPERIMENTS: &[&str] = &["foundation", "gnn", "homdp", "edgerefine", "cefedgnn"];
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let mut effort = Effort::Quick;
@@ -88,6 +92,10 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         let start = std::time::Instant::now();
         match w.as_str() {
             "foundation" => foundation::run(&ctx)?,
+            "gnn" => gnn::run(&ctx)?,
+            "homdp" => homdp::run(&ctx)?,
+            "edgerefine" => edgerefine::run(&ctx)?,
+            "cefedgnn" => cefedgnn::run(&ctx)?,
             _ => unreachable!("checked above"),
         }
         println!(

@@ -1,0 +1,295 @@
+//! `dpgraph homdp count | density | account | embed`: homomorphism counts and densities of
+//! pattern sets, the homdp guarantee, and the private embedding of a graph collection.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::{Subcommand, ValueEnum};
+use graph_core::io::{GraphSet, read_graph_set, write_atomic};
+use graph_core::registry::{Dataset, data_dir};
+use graph_core::{Graph, Registry};
+use homdp::{EmbeddingParams, Guarantee, Pattern, PatternSampler, SensitivityBound};
+use rand::SeedableRng;
+use serde_json::json;
+
+use crate::{Global, emit};
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum HomdpCmd {
+    /// Exact homomorphism counts hom(F, G) of every pattern in every graph (decimal strings;
+    /// exact u128, an overflow is an error).
+    Count {
+        /// Pattern set (graph-set JSON under the key "patterns").
+        #[arg(long)]
+        patterns: PathBuf,
+        /// Graph set (graph-set JSON under the key "graphs").
+        #[arg(long)]
+        graphs: PathBuf,
+    },
+    /// Homomorphism densities t(F, G) = hom(F, G) / n^|V(F)|.
+    Density {
+        /// Pattern set (graph-set JSON under the key "patterns").
+        #[arg(long)]
+        patterns: PathBuf,
+        /// Graph set (graph-set JSON under the key "graphs").
+        #[arg(long)]
+        graphs: PathBuf,
+    },
+    /// The guarantee of a release of D noisy densities at noise parameter ρ (β = ρ/5):
+    /// (ρ', ω)-tCDP and its (ε, δ).
+    Account {
+        /// Noise parameter ρ (> 0).
+        #[arg(long, allow_negative_numbers = true)]
+        rho: f64,
+        /// Number of patterns D.
+        #[arg(long)]
+        patterns: usize,
+        /// Target δ in (0, 1).
+        #[arg(long, allow_negative_numbers = true)]
+        delta: f64,
+        /// Smoothing β (default ρ/5, the reference code's choice; must be < 1/4).
+        #[arg(long, allow_negative_numbers = true)]
+        beta: Option<f64>,
+    },
+    /// Private embedding: D sampled forest patterns (the paper's law), noisy densities of every
+    /// graph, written as a `.npy` f64 matrix [graphs, D(+1)].
+    Embed {
+        /// An installed registry dataset.
+        #[arg(long, conflicts_with = "graphs", required_unless_present = "graphs")]
+        dataset: Option<String>,
+        /// Graph set (graph-set JSON under the key "graphs").
+        #[arg(long)]
+        graphs: Option<PathBuf>,
+        /// Noise parameter ρ (> 0).
+        #[arg(long, allow_negative_numbers = true)]
+        rho: f64,
+        /// Target δ in (0, 1).
+        #[arg(long, allow_negative_numbers = true)]
+        delta: f64,
+        /// Number of patterns D.
+        #[arg(long)]
+        num_patterns: usize,
+        /// Public degree bound Δ (default: none, Δ = n per graph).
+        #[arg(long)]
+        max_degree: Option<usize>,
+        /// Sensitivity bound: `components` (correct for every pattern) or `paper` (Theorem 4.5
+        /// as printed: under-estimates the noise for disconnected patterns).
+        #[arg(long, value_enum, default_value_t = BoundArg::Components)]
+        bound: BoundArg,
+        /// Clip graphs above --max-degree (drop edges) instead of failing.
+        #[arg(long, requires = "max_degree")]
+        clip: bool,
+        /// Append |V(G)| (public under edge-level DP) as a last, un-noised column.
+        #[arg(long)]
+        num_nodes_column: bool,
+        /// Output matrix (`.npy`, little-endian f64, C order).
+        #[arg(long)]
+        out: PathBuf,
+        /// Also write the sampled patterns (graph-set JSON under "patterns").
+        #[arg(long)]
+        patterns_out: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum BoundArg {
+    /// Component-aware bounded-degree bound 2·e(F)/n²·(Δ/n)^(m−c−1).
+    Components,
+    /// The paper's Theorem 4.5 formula 2·e(F)/n²·(Δ/n)^(m−2) (connected patterns only).
+    Paper,
+}
+
+pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
+    match cmd {
+        HomdpCmd::Count { patterns, graphs } => {
+            let (pats, gs) = (read_patterns(patterns)?, read_graphs(graphs)?);
+            let counts = gs
+                .iter()
+                .enumerate()
+                .map(|(i, g)| {
+                    pats.iter()
+                        .map(|p| homdp::hom_count(p, g).map(|c| c.to_string()))
+                        .collect::<Result<Vec<_>, _>>()
+                        .with_context(|| format!("graph {i}"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            emit(global, &json!({ "counts": counts }))
+        }
+        HomdpCmd::Density { patterns, graphs } => {
+            let (pats, gs) = (read_patterns(patterns)?, read_graphs(graphs)?);
+            let t = homdp::density_matrix(&pats, &gs)?;
+            let rows: Vec<Vec<f64>> = t.outer_iter().map(|r| r.to_vec()).collect();
+            emit(global, &json!({ "densities": rows }))
+        }
+        HomdpCmd::Account {
+            rho,
+            patterns,
+            delta,
+            beta,
+        } => {
+            let g = Guarantee::new(*rho, beta.unwrap_or(*rho / 5.0), *patterns, *delta)?;
+            emit(
+                global,
+                &json!({
+                    "rho": rho,
+                    "beta": g.beta(),
+                    "patterns": patterns,
+                    "rho_prime": g.rho_prime(),
+                    "omega": g.omega(),
+                    "eps": g.eps(),
+                    "delta": g.delta(),
+                }),
+            )
+        }
+        HomdpCmd::Embed {
+            dataset,
+            graphs,
+            rho,
+            delta,
+            num_patterns,
+            max_degree,
+            bound,
+            clip,
+            num_nodes_column,
+            out,
+            patterns_out,
+        } => {
+            if *num_patterns == 0 {
+                bail!("--num-patterns must be at least 1");
+            }
+            let gs = match (dataset, graphs) {
+                (Some(name), None) => dataset_graphs(name)?,
+                (None, Some(p)) => read_graphs(p)?,
+                _ => bail!("give exactly one of --dataset NAME or --graphs FILE"),
+            };
+            // Patterns are public: a seeded stream of their own; the noise from the CSPRNG.
+            let mut pattern_rng = match global.seed {
+                Some(s) => rand_chacha::ChaCha20Rng::seed_from_u64(s ^ 0x5041_5454_4552_4e53),
+                None => dp_core::rng::os_rng()?,
+            };
+            let pats = PatternSampler::forests().sample_many(*num_patterns, &mut pattern_rng);
+            let mut noise = dp_core::rng::project_rng(global.seed)?;
+            let params = EmbeddingParams::new(*rho)
+                .delta(*delta)
+                .bound(match bound {
+                    BoundArg::Components => SensitivityBound::ComponentAware,
+                    BoundArg::Paper => SensitivityBound::PaperTheorem45,
+                })
+                .degree_bound(*max_degree)
+                .clip_to_degree_bound(*clip)
+                .append_num_nodes(*num_nodes_column);
+            let start = std::time::Instant::now();
+            let emb = homdp::embed(&pats, &gs, &params, &mut noise)?;
+            let secs = start.elapsed().as_secs_f64();
+            let (rows, cols) = emb.values().dim();
+            let data: Vec<f64> = emb.values().iter().copied().collect();
+            write_atomic(out, &npy_f64(&data, rows, cols))
+                .with_context(|| format!("writing {}", out.display()))?;
+            if let Some(p) = patterns_out {
+                write_atomic(
+                    p,
+                    serde_json::to_string(&json!({ "patterns": pattern_json(&pats) }))?.as_bytes(),
+                )
+                .with_context(|| format!("writing {}", p.display()))?;
+            }
+            let g = emb.guarantee();
+            emit(
+                global,
+                &json!({
+                    "eps": g.eps(),
+                    "delta": g.delta(),
+                    "rho": rho,
+                    "beta": g.beta(),
+                    "rho_prime": g.rho_prime(),
+                    "omega": g.omega(),
+                    "patterns": pattern_json(&pats),
+                    "num_patterns": pats.len(),
+                    "seed": global.seed,
+                    "graphs": rows,
+                    "columns": cols,
+                    "bound": format!("{bound:?}").to_lowercase(),
+                    "max_degree": max_degree,
+                    "clipped": emb.clipped().len(),
+                    "embed_s": secs,
+                    "out": out.display().to_string(),
+                }),
+            )
+        }
+    }
+}
+
+fn read_graphs(p: &Path) -> Result<Vec<Graph>> {
+    Ok(read_graph_set(p, GraphSet::Graphs)?)
+}
+
+fn read_patterns(p: &Path) -> Result<Vec<Pattern>> {
+    read_graph_set(p, GraphSet::Patterns)?
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let edges: Vec<(usize, usize)> =
+                g.edges().map(|(u, v)| (u as usize, v as usize)).collect();
+            Pattern::new(g.num_nodes(), &edges)
+                .with_context(|| format!("pattern {i} of {}", p.display()))
+        })
+        .collect()
+}
+
+fn dataset_graphs(name: &str) -> Result<Vec<Graph>> {
+    match Registry::embedded().get(name)?.load(&data_dir())? {
+        Dataset::Graphs(d) => Ok(d.graphs().to_vec()),
+        Dataset::Nodes(d) => Ok(vec![d.graph().clone()]),
+        Dataset::Files(_) => bail!("dataset {name} is a transaction table, not a graph"),
+    }
+}
+
+/// Patterns in the graph-set JSON shape (`{"n": .., "edges": [[u, v], ..]}`).
+fn pattern_json(pats: &[Pattern]) -> Vec<serde_json::Value> {
+    pats.iter()
+        .map(|p| json!({ "n": p.num_nodes(), "edges": p.edges().map(|(u, v)| [u, v]).collect::<Vec<_>>() }))
+        .collect()
+}
+
+/// A `.npy` (format 1.0) file of a C-order little-endian f64 matrix.
+fn npy_f64(data: &[f64], rows: usize, cols: usize) -> Vec<u8> {
+    debug_assert_eq!(data.len(), rows * cols);
+    let mut header =
+        format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    // magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of
+    // 64 and ended by '\n'.
+    let total = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(total.next_multiple_of(64) - total));
+    header.push('\n');
+    let mut out = Vec::with_capacity(10 + header.len() + 8 * data.len());
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for v in data {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npy_header_is_aligned_and_readable() {
+        let data = [1.5, -2.0, 3.25, 0.0, 1e-300, 7.0];
+        let bytes = npy_f64(&data, 2, 3);
+        let hlen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + hlen) % 64, 0);
+        assert_eq!(bytes[10 + hlen - 1], b'\n');
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("x.npy");
+        std::fs::write(&p, &bytes).expect("write");
+        let arr = graph_core::io::read_npy(&p).expect("graph-core reads it");
+        assert_eq!(arr.shape, vec![2, 3]);
+        let back: Vec<f64> = bytes[10 + hlen..]
+            .chunks(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        assert_eq!(back, data);
+    }
+}

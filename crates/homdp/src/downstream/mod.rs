@@ -1,0 +1,249 @@
+//! Downstream models of the paper's evaluation, trained on (noisy) density embeddings:
+//! standard scaling, PCA, k-NN, bagged decision trees (linfa-trees), linear ε-SVR (dual
+//! coordinate descent).
+//!
+//! [`fit_evaluate`] runs one model from the paper's table on a train/test split and returns the
+//! test metrics ([`Scores`]).
+
+mod forest;
+mod knn;
+mod pca;
+mod scale;
+mod svr;
+
+pub use forest::bagged_trees_proba;
+pub use knn::{knn_classify, knn_proba};
+pub use pca::Pca;
+pub use scale::StandardScaler;
+pub use svr::{LinearSvr, linear_svr};
+
+use ndarray::{Array2, ArrayView2};
+
+use crate::error::{HomdpError, Result, invalid};
+use crate::metrics::{accuracy, rmse, roc_auc};
+
+/// Downstream model (hyper-parameters as in the paper's evaluation; every model first
+/// standard-scales the features with the training rows' mean and deviation).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub enum Downstream {
+    /// k-nearest-neighbour vote (Euclidean); probability = share of positive neighbours.
+    Knn {
+        /// Neighbours (capped at the number of training rows).
+        k: usize,
+    },
+    /// `components`-dimensional PCA of the scaled features, then k-NN.
+    PcaKnn {
+        /// PCA components.
+        components: usize,
+        /// Neighbours.
+        k: usize,
+    },
+    /// Bagged CART trees (linfa-trees, Gini): `trees` bootstrap samples, a node is split only
+    /// with at least `min_split` samples; probability = share of trees voting positive.
+    RandomForest {
+        /// Number of trees.
+        trees: usize,
+        /// Minimum samples to split a node.
+        min_split: usize,
+    },
+    /// Linear ε-insensitive support vector regression (dual coordinate descent; see
+    /// [`LinearSvr`]).
+    LinearSvr {
+        /// Penalty C.
+        c: f64,
+        /// Width ε of the insensitive tube.
+        epsilon: f64,
+    },
+}
+
+impl Downstream {
+    /// The paper's model name for tables.
+    pub fn name(&self) -> String {
+        match *self {
+            Self::Knn { k } => format!("k-NN (k={k})"),
+            Self::PcaKnn { components, k } => format!("PCA({components}) + k-NN (k={k})"),
+            Self::RandomForest { trees, min_split } => {
+                format!("bagged trees ({trees}, min split {min_split})")
+            }
+            Self::LinearSvr { c, epsilon } => format!("linear SVR (C={c}, eps={epsilon})"),
+        }
+    }
+}
+
+/// Graph targets: class ids `0..C` or real values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Labels {
+    /// Class ids.
+    Class(Vec<usize>),
+    /// Regression targets.
+    Real(Vec<f64>),
+}
+
+impl Labels {
+    /// From graph-core's dataset targets.
+    pub fn from_targets(t: &graph_core::Targets) -> Self {
+        match t {
+            graph_core::Targets::Class { labels, .. } => {
+                Self::Class(labels.iter().map(|&l| l as usize).collect())
+            }
+            graph_core::Targets::Real(v) => Self::Real(v.clone()),
+        }
+    }
+
+    /// Number of targets.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Class(v) => v.len(),
+            Self::Real(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The targets at `idx`.
+    pub fn select(&self, idx: &[usize]) -> Self {
+        match self {
+            Self::Class(v) => Self::Class(idx.iter().map(|&i| v[i]).collect()),
+            Self::Real(v) => Self::Real(idx.iter().map(|&i| v[i]).collect()),
+        }
+    }
+}
+
+/// Test metrics of one model: ROC-AUC (binary classification), accuracy (classification),
+/// RMSE (regression); the others are `None`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Scores {
+    /// ROC-AUC of the positive-class score (binary tasks whose test set has both classes).
+    pub roc_auc: Option<f64>,
+    /// Accuracy of the predicted class.
+    pub accuracy: Option<f64>,
+    /// Root mean squared error.
+    pub rmse: Option<f64>,
+}
+
+/// Fits `model` on `(x_train, y_train)` and scores it on `(x_test, y_test)`.
+///
+/// Features are standard-scaled with the training rows' statistics first. `seed` drives the
+/// bootstrap of the bagged trees (the other models are deterministic).
+///
+/// # Errors
+/// [`HomdpError::InvalidParam`] for shapes that disagree, empty sets, non-finite features, a
+/// classifier given real targets (or the SVR given classes), bad hyper-parameters;
+/// [`HomdpError::Downstream`] when a linfa model fails.
+///
+/// # Example
+/// ```
+/// use homdp::downstream::{fit_evaluate, Downstream, Labels};
+/// use ndarray::array;
+/// let x = array![[0.0], [0.1], [0.2], [1.0], [1.1], [1.2]];
+/// let y = Labels::Class(vec![0, 0, 0, 1, 1, 1]);
+/// let s = fit_evaluate(&Downstream::Knn { k: 3 }, x.view(), &y, x.view(), &y, 0)?;
+/// assert_eq!((s.roc_auc, s.accuracy), (Some(1.0), Some(1.0)));
+/// # Ok::<(), homdp::HomdpError>(())
+/// ```
+pub fn fit_evaluate(
+    model: &Downstream,
+    x_train: ArrayView2<'_, f64>,
+    y_train: &Labels,
+    x_test: ArrayView2<'_, f64>,
+    y_test: &Labels,
+    seed: u64,
+) -> Result<Scores> {
+    if x_train.nrows() != y_train.len() || x_test.nrows() != y_test.len() {
+        return invalid("labels", y_train.len() as f64, "need one target per row");
+    }
+    if x_train.nrows() == 0 || x_test.nrows() == 0 {
+        return invalid("rows", 0.0, "train and test sets must be non-empty");
+    }
+    if x_train.ncols() != x_test.ncols() {
+        return invalid(
+            "x_test",
+            x_test.ncols() as f64,
+            "must have the training columns",
+        );
+    }
+    if let Some(&v) = x_train.iter().chain(x_test.iter()).find(|v| !v.is_finite()) {
+        return invalid("features", v, "must be finite");
+    }
+    let scaler = StandardScaler::fit(x_train)?;
+    let (tr, te) = (scaler.transform(x_train), scaler.transform(x_test));
+    match (model, y_train, y_test) {
+        (Downstream::Knn { k }, Labels::Class(ytr), Labels::Class(yte)) => {
+            classification_scores(&tr, ytr, &te, yte, |a, y, b| knn_proba(a, y, b, *k))
+        }
+        (Downstream::PcaKnn { components, k }, Labels::Class(ytr), Labels::Class(yte)) => {
+            let pca = Pca::fit(tr.view(), *components)?;
+            let (ptr, pte) = (pca.transform(tr.view()), pca.transform(te.view()));
+            classification_scores(&ptr, ytr, &pte, yte, |a, y, b| knn_proba(a, y, b, *k))
+        }
+        (Downstream::RandomForest { trees, min_split }, Labels::Class(ytr), Labels::Class(yte)) => {
+            classification_scores(&tr, ytr, &te, yte, |a, y, b| {
+                bagged_trees_proba(a, y, b, *trees, *min_split, seed)
+            })
+        }
+        (Downstream::LinearSvr { c, epsilon }, Labels::Real(ytr), Labels::Real(yte)) => {
+            let pred = linear_svr(tr.view(), ytr, te.view(), *c, *epsilon)?;
+            Ok(Scores {
+                rmse: Some(rmse(&pred, yte)?),
+                ..Scores::default()
+            })
+        }
+        _ => Err(HomdpError::InvalidParam {
+            name: "labels",
+            value: f64::NAN,
+            reason: "classifiers need class targets and the SVR real targets",
+        }),
+    }
+}
+
+/// Class-probability matrix `[test, classes]` from a model, then accuracy (argmax, ties to the
+/// smaller class) and, for two classes, ROC-AUC of class 1.
+fn classification_scores<F>(
+    tr: &Array2<f64>,
+    ytr: &[usize],
+    te: &Array2<f64>,
+    yte: &[usize],
+    proba: F,
+) -> Result<Scores>
+where
+    F: Fn(ArrayView2<'_, f64>, &[usize], ArrayView2<'_, f64>) -> Result<Array2<f64>>,
+{
+    let p = proba(tr.view(), ytr, te.view())?;
+    let pred: Vec<usize> = p
+        .outer_iter()
+        .map(|row| {
+            let mut best = 0;
+            for (c, &v) in row.iter().enumerate() {
+                if v > row[best] {
+                    best = c;
+                }
+            }
+            best
+        })
+        .collect();
+    let classes = p.ncols();
+    let auc = if classes == 2 {
+        let labels: Vec<bool> = yte.iter().map(|&y| y == 1).collect();
+        let both = labels.iter().any(|&l| l) && labels.iter().any(|&l| !l);
+        if both {
+            Some(roc_auc(&p.column(1).to_vec(), &labels)?)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    Ok(Scores {
+        roc_auc: auc,
+        accuracy: Some(accuracy(&pred, yte)?),
+        rmse: None,
+    })
+}
+
+/// Number of classes `max + 1` of the training and test labels.
+pub(crate) fn num_classes(y: &[usize]) -> usize {
+    y.iter().max().map_or(0, |m| m + 1).max(2)
+}

@@ -15,6 +15,9 @@ pub enum FedError {
     /// An error from dp-core (invalid mechanism parameters, budget refusals).
     #[error(transparent)]
     Dp(#[from] dp_core::Error),
+    /// An error from the gnn crate (model configuration, shapes).
+    #[error(transparent)]
+    Gnn(#[from] gnn::Error),
     /// A parameter outside its domain.
     #[error("invalid parameter `{name}` = {value}: {reason}")]
     InvalidParam {

@@ -11,6 +11,8 @@
 //!   size-bounded messages through a [`protocol::Transport`], with byte accounting.
 //! - [`estimator`]: the moving-average estimators H and G and their update rules.
 //! - [`privacy`]: clipping, Gaussian noise σ = σ₀·C, release counts, ledger entries and ε(p).
+//! - [`train`]: CE-FedGNN training (sampled mini-batches, H/G estimators, K local steps per
+//!   protocol round), its ablations and baselines, with per-client F1, traffic and ε(p).
 //!
 //! The model is abstract here: W is a flat `Vec<f32>`, so the GNN of the `gnn` crate plugs in
 //! without changing the protocol.
@@ -64,5 +66,6 @@ pub mod estimator;
 pub mod federation;
 pub mod privacy;
 pub mod protocol;
+pub mod train;
 
 pub use error::{FedError, Result};

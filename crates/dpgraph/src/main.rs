@@ -7,8 +7,8 @@
 mod account;
 mod datasets;
 mod edgerefine_cmd;
-mod graph;
 mod fed_cmd;
+mod graph;
 mod homdp_cmd;
 
 use clap::{Parser, Subcommand};
@@ -43,12 +43,12 @@ enum Command {
     /// homdp: homomorphism counts, densities and private embeddings.
     #[command(subcommand)]
     Homdp(homdp_cmd::HomdpCmd),
+    /// CE-FedGNN: federated GNN training with metric-DP embedding exchange.
+    #[command(subcommand)]
+    Fed(fed_cmd::FedCmd),
     /// Privacy accounting: conversions between privacy measures.
     #[command(subcommand)]
     Account(account::AccountCmd),
-    /// Federated GNN.
-    #[command(subcommand)]
-    Fed(fed_cmd::FedCmd),
 }
 
 /// Options every command sees.
@@ -71,8 +71,8 @@ fn main() {
         Command::Graph(c) => graph::run(c, global),
         Command::Account(c) => account::run(c, global.json),
         Command::Edgerefine(c) => edgerefine_cmd::run(c, global),
-        Command::Fed(c) => fed_cmd::run(c, global),
         Command::Homdp(c) => homdp_cmd::run(c, global),
+        Command::Fed(c) => fed_cmd::run(c, global),
     };
     if let Err(e) = result {
         eprintln!("error: {}", one_line(&e));

@@ -17,6 +17,8 @@ pub struct EdgeList {
     pub(crate) src: Vec<u32>,
     pub(crate) dst: Vec<u32>,
     pub(crate) weights: Option<Vec<f32>>,
+    /// Edge features `[E, d_edge]`, row `i` for edge `i` (GINE).
+    pub(crate) features: Option<Array2<f32>>,
 }
 
 impl EdgeList {
@@ -40,6 +42,7 @@ impl EdgeList {
             src: edges.iter().map(|e| e.0).collect(),
             dst: edges.iter().map(|e| e.1).collect(),
             weights: None,
+            features: None,
         })
     }
 
@@ -55,6 +58,7 @@ impl EdgeList {
             src,
             dst: targets.to_vec(),
             weights: None,
+            features: None,
         }
     }
 
@@ -87,6 +91,52 @@ impl EdgeList {
         }
         self.weights = Some(weights);
         Ok(self)
+    }
+
+    /// Attaches one feature row per edge (`[E, d_edge]`, row `i` for edge `i`), read by GINE
+    /// layers (e.g. transaction amount, time, currency, payment format).
+    ///
+    /// # Errors
+    /// [`Error::Shape`] for a row count different from the edge count or zero columns,
+    /// [`Error::NonFinite`] for NaN or infinite entries.
+    ///
+    /// # Example
+    /// ```
+    /// use gnn::EdgeList;
+    /// let e = EdgeList::new(2, &[(0, 1), (1, 0)])?;
+    /// let e = e.with_edge_features(ndarray::array![[1.0f32, 0.5], [1.0, 0.5]])?;
+    /// assert_eq!(e.edge_dim(), Some(2));
+    /// # Ok::<(), gnn::Error>(())
+    /// ```
+    pub fn with_edge_features(mut self, features: Array2<f32>) -> Result<Self> {
+        if features.nrows() != self.src.len() {
+            return Err(Error::Shape {
+                what: "edge feature rows vs. edges",
+                expected: self.src.len(),
+                got: features.nrows(),
+            });
+        }
+        if features.ncols() == 0 {
+            return Err(Error::Empty("edge feature columns"));
+        }
+        if let Some(index) = features.iter().position(|v| !v.is_finite()) {
+            return Err(Error::NonFinite {
+                what: "edge features",
+                index,
+            });
+        }
+        self.features = Some(features);
+        Ok(self)
+    }
+
+    /// Width of the edge features, if attached.
+    pub fn edge_dim(&self) -> Option<usize> {
+        self.features.as_ref().map(Array2::ncols)
+    }
+
+    /// The edge features, if attached.
+    pub fn edge_features(&self) -> Option<&Array2<f32>> {
+        self.features.as_ref()
     }
 
     /// Number of nodes.
@@ -340,6 +390,27 @@ impl GraphBatch {
         let total: usize = graphs.iter().map(|g| g.num_nodes).sum();
         let num_edges: usize = graphs.iter().map(|g| g.len()).sum();
         let weighted = graphs.iter().any(|g| g.weights.is_some());
+        // Edge features are packed when every graph has them with one width.
+        let packed_features = match graphs.first().and_then(|g| g.features.as_ref()) {
+            Some(f0)
+                if graphs
+                    .iter()
+                    .all(|g| g.features.as_ref().is_some_and(|f| f.ncols() == f0.ncols())) =>
+            {
+                let views: Vec<_> = graphs
+                    .iter()
+                    .filter_map(|g| g.features.as_ref().map(Array2::view))
+                    .collect();
+                Some(
+                    ndarray::concatenate(ndarray::Axis(0), &views).map_err(|_| Error::Shape {
+                        what: "edge feature width",
+                        expected: f0.ncols(),
+                        got: 0,
+                    })?,
+                )
+            }
+            _ => None,
+        };
         let mut src = Vec::with_capacity(num_edges);
         let mut dst = Vec::with_capacity(num_edges);
         let mut weights = Vec::with_capacity(if weighted { num_edges } else { 0 });
@@ -374,6 +445,7 @@ impl GraphBatch {
                 src,
                 dst,
                 weights: weighted.then_some(weights),
+                features: packed_features,
             },
             features: x,
             node_graph,

@@ -1,7 +1,7 @@
 //! Graph neural networks for dpgraph, on Burn (flex CPU backend + autodiff).
 //!
 //! - [`layers`]: GCN, GraphSAGE-mean, GAT (multi-head, attention dropout, edge weights), GIN
-//!   (learnable ε) and dense layers on index-based message passing (`select` gathers source
+//!   (learnable ε), GINE (GIN with edge features) and dense layers on index-based message passing (`select` gathers source
 //!   rows, `select_assign(.., IndexingUpdateOp::Add)` scatter-adds into destinations), plus mean
 //!   and sum pooling over block-diagonally packed batches.
 //! - [`model`]: the [`Gnn`] module and burn-style configs ([`GcnConfig`], [`GatConfig`], …);
@@ -53,7 +53,8 @@ pub use data::{EdgeList, GraphBatch, GraphTargets, GraphTask, NodeFeatures, Node
 pub use error::{Error, Result};
 pub use layers::Pooling;
 pub use model::{
-    Activation, GatConfig, GcnConfig, GinConfig, Gnn, MlpConfig, ModelConfig, SageConfig,
+    Activation, GatConfig, GcnConfig, GinConfig, GineConfig, Gnn, MlpConfig, ModelConfig,
+    SageConfig,
 };
 pub use tensors::{GraphInput, GraphTensors, Input};
 pub use train::{

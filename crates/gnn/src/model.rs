@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::layers::{GatConv, GcnConv, GinConv, Linear, Pooling, SageConv, pool};
+use crate::layers::{GatConv, GcnConv, GinConv, GineConv, Linear, Pooling, SageConv, pool};
 use crate::tensors::{DropoutRng, GraphInput, GraphTensors, Input, dropout};
 
 /// Non-linearity between layers.
@@ -50,6 +50,8 @@ pub enum Conv {
     Gat(GatConv),
     /// GIN.
     Gin(GinConv),
+    /// GIN with edge features.
+    Gine(GineConv),
     /// A graph-agnostic dense layer (MLP).
     Linear(Linear),
 }
@@ -62,6 +64,7 @@ impl Conv {
             Self::Sage(l) => l.forward(x, g),
             Self::Gat(l) => l.forward(x, g, rng),
             Self::Gin(l) => l.forward(x, g),
+            Self::Gine(l) => l.forward(x, g),
             Self::Linear(l) => l.forward(x),
         }
     }
@@ -123,7 +126,8 @@ impl Gnn {
     /// dropout before it and the activation after it as [`Gnn::forward`] does.
     ///
     /// # Errors
-    /// [`Error::InvalidParam`] for an index `>= num_layers`.
+    /// [`Error::InvalidParam`] for an index `>= num_layers`; [`Error::Incompatible`] for a GINE
+    /// layer on a graph without edge features of its width.
     pub fn layer_forward(
         &self,
         index: usize,
@@ -136,6 +140,15 @@ impl Gnn {
             value: index.to_string(),
             reason: "beyond the last layer",
         })?;
+        if let Conv::Gine(l) = layer
+            && graph.edge_dim() != Some(l.d_edge)
+        {
+            return Err(Error::Incompatible(format!(
+                "GINE layer {index} needs edge features of width {}, the graph has {:?}",
+                l.d_edge,
+                graph.edge_dim()
+            )));
+        }
         let p = if index == 0 {
             self.input_dropout
         } else {
@@ -587,6 +600,102 @@ impl GinConfig {
 }
 common_init!(GinConfig);
 
+/// GINE: `num_layers` [`GineConv`] layers (GIN with edge features of width `d_edge`, e.g.
+/// transaction amount, time, currency and payment format), each with a 2-layer MLP
+/// (`d_in → d_hidden → d_out`) and learnable ε. Inputs need edge features
+/// ([`crate::EdgeList::with_edge_features`]).
+///
+/// # Example
+/// ```
+/// use gnn::{EdgeList, GineConfig, GraphInput, GraphTensors, Input};
+/// let device = burn::tensor::Device::flex();
+/// let model = GineConfig::new(3, 2, 8, 2).init(&device);
+/// let edges = EdgeList::new(3, &[(0, 1), (1, 0), (1, 2), (2, 1)])?
+///     .with_edge_features(ndarray::Array2::ones((4, 2)))?;
+/// let x = Input::dense_from_array(&ndarray::Array2::ones((3, 3)), &device);
+/// let input = GraphInput { x, graph: GraphTensors::new(&edges, &device), pool: None };
+/// assert_eq!(model.forward(&input, None)?.dims(), [3, 2]);
+/// # Ok::<(), gnn::Error>(())
+/// ```
+#[derive(Config, Debug, PartialEq)]
+pub struct GineConfig {
+    /// Input feature width.
+    pub d_input: usize,
+    /// Edge feature width.
+    pub d_edge: usize,
+    /// Hidden width.
+    pub d_hidden: usize,
+    /// Output width.
+    pub d_output: usize,
+    /// Number of GINE layers.
+    #[config(default = 2)]
+    pub num_layers: usize,
+    /// Dropout between layers.
+    #[config(default = 0.5)]
+    pub dropout: f64,
+    /// Dropout on the input features (default: `dropout`).
+    #[config(default = "None")]
+    pub input_dropout: Option<f64>,
+    /// Whether ε is trained.
+    #[config(default = true)]
+    pub train_eps: bool,
+    /// Activation.
+    #[config(default = "Activation::Relu")]
+    pub activation: Activation,
+    /// Pooling for graph-level prediction.
+    #[config(default = "None")]
+    pub pooling: Option<Pooling>,
+    /// Initialisation seed.
+    #[config(default = 0)]
+    pub seed: u64,
+}
+
+impl GineConfig {
+    /// Builds the model drawing parameters from `rng`.
+    ///
+    /// # Errors
+    /// As [`GineConfig::try_init`], plus a zero `d_edge`.
+    pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
+        check_dims(self.d_input, self.d_hidden, self.d_output, self.num_layers)?;
+        check_dims(self.d_edge, 1, 1, 1)?;
+        check_rate("dropout", self.dropout)?;
+        check_rate("input_dropout", self.input_dropout.unwrap_or(0.0))?;
+        let w = widths(
+            self.d_input,
+            self.d_hidden,
+            self.d_output,
+            self.num_layers,
+            self.pooling.is_some(),
+        );
+        let layers = w
+            .iter()
+            .map(|&(i, o)| {
+                Conv::Gine(GineConv::new(
+                    i,
+                    self.d_edge,
+                    self.d_hidden,
+                    o,
+                    self.train_eps,
+                    device,
+                    rng,
+                ))
+            })
+            .collect();
+        Ok(assemble(
+            layers,
+            self.d_hidden,
+            self.d_output,
+            self.dropout,
+            self.input_dropout,
+            self.activation,
+            self.pooling,
+            device,
+            rng,
+        ))
+    }
+}
+common_init!(GineConfig);
+
 /// MLP: `num_layers` dense layers that ignore the graph (the structure-free baseline).
 #[derive(Config, Debug, PartialEq)]
 pub struct MlpConfig {
@@ -662,6 +771,8 @@ pub enum ModelConfig {
     Gat(GatConfig),
     /// GIN.
     Gin(GinConfig),
+    /// GIN with edge features.
+    Gine(GineConfig),
     /// MLP.
     Mlp(MlpConfig),
 }
@@ -761,6 +872,7 @@ impl ModelConfig {
             Self::Sage(c) => Self::Sage(c.with_seed(seed)),
             Self::Gat(c) => Self::Gat(c.with_seed(seed)),
             Self::Gin(c) => Self::Gin(c.with_seed(seed)),
+            Self::Gine(c) => Self::Gine(c.with_seed(seed)),
             Self::Mlp(c) => Self::Mlp(c.with_seed(seed)),
         }
     }
@@ -775,6 +887,7 @@ impl ModelConfig {
             Self::Sage(c) => c.try_init(device),
             Self::Gat(c) => c.try_init(device),
             Self::Gin(c) => c.try_init(device),
+            Self::Gine(c) => c.try_init(device),
             Self::Mlp(c) => c.try_init(device),
         }
     }
@@ -789,6 +902,7 @@ impl ModelConfig {
             Self::Sage(c) => c.init_with_rng(device, rng),
             Self::Gat(c) => c.init_with_rng(device, rng),
             Self::Gin(c) => c.init_with_rng(device, rng),
+            Self::Gine(c) => c.init_with_rng(device, rng),
             Self::Mlp(c) => c.init_with_rng(device, rng),
         }
     }
@@ -800,6 +914,7 @@ impl ModelConfig {
             Self::Sage(c) => c.pooling.is_some(),
             Self::Gat(c) => c.pooling.is_some(),
             Self::Gin(c) => c.pooling.is_some(),
+            Self::Gine(c) => c.pooling.is_some(),
             Self::Mlp(c) => c.pooling.is_some(),
         }
     }
@@ -811,6 +926,7 @@ impl ModelConfig {
             Self::Sage(c) => (c.d_input, c.d_output),
             Self::Gat(c) => (c.d_input, c.d_output),
             Self::Gin(c) => (c.d_input, c.d_output),
+            Self::Gine(c) => (c.d_input, c.d_output),
             Self::Mlp(c) => (c.d_input, c.d_output),
         }
     }

@@ -169,6 +169,8 @@ pub struct GraphTensors {
     pub(crate) dst: Tensor<1, Int>,
     /// Edge weights `[E, 1]` (None when unweighted).
     pub(crate) weight: Option<Tensor<2>>,
+    /// Edge features `[E, d_edge]` aligned with `src`/`dst` (GINE).
+    pub(crate) edge_attr: Option<Tensor<2>>,
     /// `1 / in-degree(dst)` per plain edge, `[E, 1]`.
     pub(crate) mean_norm: Tensor<2>,
     pub(crate) num_edges: usize,
@@ -245,6 +247,10 @@ impl GraphTensors {
             src: int_tensor(edges.src.iter().map(|&s| i64::from(s)).collect(), device),
             dst: int_tensor(edges.dst.iter().map(|&s| i64::from(s)).collect(), device),
             weight: edges.weights.as_ref().map(|w| column(w.clone(), device)),
+            edge_attr: edges.features.as_ref().map(|f| {
+                let data: Vec<f32> = f.iter().copied().collect();
+                Tensor::from_data(TensorData::new(data, [f.nrows(), f.ncols()]), device)
+            }),
             mean_norm: column(mean_norm, device),
             num_edges: e,
             src_loop: int_tensor(src_l, device),
@@ -262,6 +268,11 @@ impl GraphTensors {
     /// Number of message edges (self-loops excluded unless given).
     pub fn num_edges(&self) -> usize {
         self.num_edges
+    }
+
+    /// Width of the edge features, if the edge list had them.
+    pub fn edge_dim(&self) -> Option<usize> {
+        self.edge_attr.as_ref().map(|t| t.dims()[1])
     }
 }
 

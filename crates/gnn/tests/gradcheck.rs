@@ -7,7 +7,7 @@
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::tensor::{Device, Tensor, TensorData};
-use gnn::layers::{GatConv, GcnConv, GinConv, Linear, Pooling, SageConv, pool};
+use gnn::layers::{GatConv, GcnConv, GinConv, GineConv, Linear, Pooling, SageConv, pool};
 use gnn::tensors::PoolIndex;
 use gnn::{EdgeList, GraphTensors, Input};
 use rand::{RngExt, SeedableRng};
@@ -185,6 +185,26 @@ fn gin_gradients_match_finite_differences() {
         let x = features(&mut rng, 5, 3);
         let r = weights_like(&mut rng, [5, 2]);
         let layer = GinConv::new(3, 4, 2, true, &device(), &mut rng);
+        check(layer, |m| (m.forward(&x, &g) * r.clone()).sum());
+    }
+}
+
+#[test]
+fn gine_gradients_match_finite_differences() {
+    for weighted in [false, true] {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let (e, _) = graph(weighted);
+        let m = e.len();
+        let ef: Vec<f32> = (0..m * 2).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let e = e
+            .with_edge_features(ndarray::Array2::from_shape_vec((m, 2), ef).unwrap())
+            .unwrap();
+        let g = GraphTensors::new(&e, &Device::flex());
+        assert_eq!(g.edge_dim(), Some(2));
+        let x = features(&mut rng, 5, 3);
+        let r = weights_like(&mut rng, [5, 2]);
+        let layer = GineConv::new(3, 2, 4, 2, true, &device(), &mut rng);
+        // The edge projection, both MLP layers and ε all receive gradients.
         check(layer, |m| (m.forward(&x, &g) * r.clone()).sum());
     }
 }

@@ -1,5 +1,5 @@
 //! Message-passing layers on index-based (sparse) aggregation: [`GcnConv`], [`SageConv`],
-//! [`GatConv`], [`GinConv`], the dense [`Linear`] layer and graph pooling.
+//! [`GatConv`], [`GinConv`], [`GineConv`] (GIN with edge features), the dense [`Linear`] layer and graph pooling.
 //!
 //! Every layer takes its input as an [`Input`](crate::Input) (so the first layer can consume
 //! sparse features) and a [`GraphTensors`](crate::GraphTensors). Layers whose first operation
@@ -9,6 +9,7 @@
 mod gat;
 mod gcn;
 mod gin;
+mod gine;
 mod init;
 mod linear;
 mod pool;
@@ -17,6 +18,7 @@ mod sage;
 pub use gat::GatConv;
 pub use gcn::GcnConv;
 pub use gin::GinConv;
+pub use gine::GineConv;
 pub(crate) use init::Init;
 pub use linear::Linear;
 pub use pool::{Pooling, pool};

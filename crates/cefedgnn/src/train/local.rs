@@ -1,0 +1,518 @@
+//! One client's local side of training: its view of the graph ([`LocalView`]: own nodes, own
+//! and halo neighbours with edge ids), the frozen halo rows of the round ([`HaloTable`]), and the
+//! [`Trainer`] (neighbour sampling, forward with H / Ĥ mixing, MA updates, the W step,
+//! evaluation).
+
+use std::sync::Arc;
+
+use burn::tensor::{Device, Tensor, TensorData};
+use gnn::tensors::DropoutRng;
+use gnn::{EdgeList, Gnn, GraphTensors, Input};
+use ndarray::Array2;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use super::params;
+use crate::error::{FedError, Result};
+use crate::estimator::{EmbeddingEstimator, GradientEstimator, MaConfig, ReadMode};
+
+/// Sorted undirected edges `(u, v)`, `u < v`, of the whole graph: the edge id of `{u, v}` is
+/// its position (the order of [`graph_core::Graph::edges`]).
+pub(crate) struct EdgeIndex {
+    edges: Vec<(u32, u32)>,
+}
+
+impl EdgeIndex {
+    pub(crate) fn new(graph: &graph_core::Graph) -> Self {
+        let edges: Vec<(u32, u32)> = graph.edges().collect();
+        debug_assert!(
+            edges.windows(2).all(|w| w[0] < w[1]),
+            "Graph::edges is sorted"
+        );
+        Self { edges }
+    }
+    fn id(&self, u: u32, v: u32) -> u32 {
+        let key = if u < v { (u, v) } else { (v, u) };
+        self.edges
+            .binary_search(&key)
+            .expect("neighbours are graph edges") as u32
+    }
+}
+
+/// What one client sees: own nodes with features and labels, own neighbours, halo neighbours
+/// (empty when embeddings are not shared) and the feature rows of edges touching own nodes.
+pub(crate) struct LocalView {
+    /// Own nodes (global ids, ascending).
+    pub(crate) own: Vec<u32>,
+    /// Halo nodes (global ids, ascending).
+    pub(crate) halo: Vec<u32>,
+    features: Array2<f32>,
+    pub(crate) labels: Vec<u32>,
+    pub(crate) train: Vec<usize>,
+    nbr_own: Vec<Vec<(u32, u32)>>,
+    nbr_halo: Vec<Vec<(u32, u32)>>,
+    edge_features: Option<Arc<Array2<f32>>>,
+}
+
+impl LocalView {
+    /// The view of the nodes `own` with halo `halo` (both ascending global ids) and the train
+    /// mask over `own`.
+    #[allow(clippy::too_many_arguments)] // internal assembly from the task's parts
+    pub(crate) fn new(
+        graph: &graph_core::Graph,
+        index: &EdgeIndex,
+        own: Vec<u32>,
+        halo: Vec<u32>,
+        features: Array2<f32>,
+        labels: Vec<u32>,
+        train: &[bool],
+        edge_features: Option<Arc<Array2<f32>>>,
+    ) -> Self {
+        let mut nbr_own = vec![Vec::new(); own.len()];
+        let mut nbr_halo = vec![Vec::new(); own.len()];
+        for (i, &u) in own.iter().enumerate() {
+            for &v in graph.neighbors(u) {
+                if v == u {
+                    continue;
+                }
+                if let Ok(j) = own.binary_search(&v) {
+                    nbr_own[i].push((j as u32, index.id(u, v)));
+                } else if let Ok(j) = halo.binary_search(&v) {
+                    nbr_halo[i].push((j as u32, index.id(u, v)));
+                }
+            }
+        }
+        Self {
+            train: train
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &b)| b.then_some(i))
+                .collect(),
+            own,
+            halo,
+            features,
+            labels,
+            nbr_own,
+            nbr_halo,
+            edge_features,
+        }
+    }
+
+    fn n_own(&self) -> usize {
+        self.own.len()
+    }
+}
+
+/// The frozen noisy halo rows Ĥ of the current round, per shared layer.
+pub(crate) struct HaloTable {
+    dims: Vec<usize>,
+    rows: Vec<Vec<f32>>,
+    seen: Vec<Vec<bool>>,
+}
+
+impl HaloTable {
+    pub(crate) fn new(num_halo: usize, dims: &[usize]) -> Self {
+        Self {
+            dims: dims.to_vec(),
+            rows: dims.iter().map(|&d| vec![0.0; num_halo * d]).collect(),
+            seen: dims.iter().map(|_| vec![false; num_halo]).collect(),
+        }
+    }
+    pub(crate) fn set(&mut self, layer: usize, j: usize, row: &[f32]) {
+        let d = self.dims[layer];
+        self.rows[layer][j * d..(j + 1) * d].copy_from_slice(row);
+        self.seen[layer][j] = true;
+    }
+    fn get(&self, layer: usize, j: usize) -> Option<&[f32]> {
+        let d = self.dims[layer];
+        self.seen[layer][j].then(|| &self.rows[layer][j * d..(j + 1) * d])
+    }
+}
+
+/// Node positions of one computation: own nodes are encoded `i`, halo nodes `n_own + j`.
+struct Blocks {
+    nodes: Vec<u32>,
+    /// Per layer: message edges `(src pos, dst pos, edge id)`.
+    edges: Vec<Vec<(u32, u32, u32)>>,
+    /// Per layer: positions of the own nodes whose output the layer computes.
+    targets: Vec<Vec<u32>>,
+}
+
+/// One client's model, estimators and randomness.
+pub(crate) struct Trainer {
+    pub(crate) view: LocalView,
+    device: Device,
+    model: Gnn,
+    /// W, flat.
+    pub(crate) w: Vec<f32>,
+    pub(crate) h: EmbeddingEstimator,
+    pub(crate) g: GradientEstimator,
+    ma: MaConfig,
+    shared_dims: Vec<usize>,
+    drop: DropoutRng,
+    rng: ChaCha8Rng,
+    class_weight: Vec<f32>,
+    num_classes: usize,
+    batch_size: usize,
+    fanout: Option<usize>,
+    lr: f64,
+    weight_decay: f64,
+    use_halo: bool,
+    /// Position of every encoded node in the current computation (u32::MAX: absent).
+    pos: Vec<u32>,
+}
+
+impl Trainer {
+    #[allow(clippy::too_many_arguments)] // internal: one trainer per client from the run's config
+    pub(crate) fn new(
+        view: LocalView,
+        model: Gnn,
+        ma: MaConfig,
+        num_classes: usize,
+        cfg: &super::FedTrainConfig,
+        use_halo: bool,
+        mut rng: ChaCha8Rng,
+    ) -> Result<Self> {
+        let shared_dims = vec![cfg.hidden; cfg.num_layers - 1];
+        let w = params::flatten(&model);
+        let h = EmbeddingEstimator::new(ma, view.n_own(), &shared_dims)?;
+        let g = GradientEstimator::momentum(ma, w.len());
+        let class_weight = if cfg.balanced_loss {
+            let mut count = vec![0usize; num_classes];
+            for &i in &view.train {
+                count[view.labels[i] as usize] += 1;
+            }
+            let total = view.train.len().max(1) as f32;
+            let present = count.iter().filter(|&&c| c > 0).count().max(1) as f32;
+            count
+                .iter()
+                .map(|&c| {
+                    if c == 0 {
+                        0.0
+                    } else {
+                        total / (present * c as f32)
+                    }
+                })
+                .collect()
+        } else {
+            vec![1.0; num_classes]
+        };
+        let drop = DropoutRng::new(&mut rng);
+        let n = view.n_own() + view.halo.len();
+        Ok(Self {
+            device: model_device(&model),
+            model,
+            w,
+            h,
+            g,
+            ma,
+            shared_dims,
+            drop,
+            rng,
+            class_weight,
+            num_classes,
+            batch_size: cfg.batch_size,
+            fanout: cfg.fanout,
+            lr: cfg.lr,
+            weight_decay: cfg.weight_decay,
+            use_halo,
+            pos: vec![u32::MAX; n],
+            view,
+        })
+    }
+
+    /// Number of own training nodes (the averaging weight).
+    pub(crate) fn train_size(&self) -> u64 {
+        self.view.train.len() as u64
+    }
+
+    /// Replaces W (e.g. by the server's average).
+    pub(crate) fn set_params(&mut self, w: &[f32]) {
+        self.w.copy_from_slice(w);
+        self.model = params::load(self.model.clone(), &self.w);
+    }
+
+    fn add_node(&mut self, blocks: &mut Blocks, code: u32) -> u32 {
+        let p = &mut self.pos[code as usize];
+        if *p == u32::MAX {
+            *p = blocks.nodes.len() as u32;
+            blocks.nodes.push(code);
+        }
+        *p
+    }
+
+    /// Samples the L-hop neighbourhood of `batch` (own local indices), layer by layer from the
+    /// output down: layer ℓ computes its targets from up to `fanout` neighbours each; halo
+    /// neighbours enter at layers ℓ ≥ 1 when their row Ĥ^(ℓ−1) is known.
+    fn sample(&mut self, batch: &[usize], halo: &HaloTable, full: bool) -> Blocks {
+        let layers = self.shared_dims.len() + 1;
+        let n_own = self.view.n_own() as u32;
+        let mut blocks = Blocks {
+            nodes: Vec::new(),
+            edges: vec![Vec::new(); layers],
+            targets: vec![Vec::new(); layers],
+        };
+        let mut frontier: Vec<u32> = batch.iter().map(|&i| i as u32).collect();
+        for &i in &frontier {
+            self.add_node(&mut blocks, i);
+        }
+        let mut in_next = vec![false; self.view.n_own()];
+        let mut cand: Vec<(u32, u32)> = Vec::new();
+        for layer in (0..layers).rev() {
+            in_next.iter_mut().for_each(|b| *b = false);
+            let mut next = frontier.clone();
+            for &i in &frontier {
+                in_next[i as usize] = true;
+            }
+            let mut targets = Vec::with_capacity(frontier.len());
+            for &v in &frontier {
+                let pv = self.pos[v as usize];
+                targets.push(pv);
+                cand.clear();
+                cand.extend(self.view.nbr_own[v as usize].iter().copied());
+                if self.use_halo && layer >= 1 {
+                    cand.extend(
+                        self.view.nbr_halo[v as usize]
+                            .iter()
+                            .filter(|&&(j, _)| halo.get(layer - 1, j as usize).is_some())
+                            .map(|&(j, e)| (n_own + j, e)),
+                    );
+                }
+                let picked: Vec<(u32, u32)> = match self.fanout {
+                    Some(f) if !full && cand.len() > f => {
+                        cand.partial_shuffle(&mut self.rng, f).0.to_vec()
+                    }
+                    _ => cand.clone(),
+                };
+                for (code, eid) in picked {
+                    let pu = self.add_node(&mut blocks, code);
+                    blocks.edges[layer].push((pu, pv, eid));
+                    if code < n_own && !in_next[code as usize] {
+                        in_next[code as usize] = true;
+                        next.push(code);
+                    }
+                }
+            }
+            blocks.targets[layer] = targets;
+            frontier = next;
+        }
+        for &c in &blocks.nodes {
+            self.pos[c as usize] = u32::MAX;
+        }
+        blocks
+    }
+
+    fn graph(&self, blocks: &Blocks, layer: usize, device: &Device) -> Result<GraphTensors> {
+        let pairs: Vec<(u32, u32)> = blocks.edges[layer]
+            .iter()
+            .map(|&(s, d, _)| (s, d))
+            .collect();
+        let mut el = EdgeList::new(blocks.nodes.len(), &pairs)?;
+        if let Some(ef) = &self.view.edge_features {
+            let idx: Vec<usize> = blocks.edges[layer].iter().map(|e| e.2 as usize).collect();
+            el = el.with_edge_features(ef.select(ndarray::Axis(0), &idx))?;
+        }
+        Ok(GraphTensors::new(&el, device))
+    }
+
+    fn input(&self, blocks: &Blocks, device: &Device) -> Input {
+        let n_own = self.view.n_own() as u32;
+        let d = self.view.features.ncols();
+        let mut x = Array2::<f32>::zeros((blocks.nodes.len(), d));
+        for (p, &c) in blocks.nodes.iter().enumerate() {
+            if c < n_own {
+                x.row_mut(p).assign(&self.view.features.row(c as usize));
+            }
+        }
+        Input::from_array(&x, device)
+    }
+
+    /// Halo rows of shared layer `s` at their positions (zeros elsewhere), and their mask.
+    fn halo_values(&self, blocks: &Blocks, halo: &HaloTable, s: usize, v: &mut [f32]) {
+        let n_own = self.view.n_own() as u32;
+        let d = self.shared_dims[s];
+        for (p, &c) in blocks.nodes.iter().enumerate() {
+            if c >= n_own
+                && let Some(row) = halo.get(s, (c - n_own) as usize)
+            {
+                v[p * d..(p + 1) * d].copy_from_slice(row);
+            }
+        }
+    }
+
+    /// One local step on a sampled mini-batch; returns the training loss (None without
+    /// training nodes).
+    pub(crate) fn step(&mut self, halo: &HaloTable) -> Result<Option<f64>> {
+        if self.view.train.is_empty() {
+            return Ok(None);
+        }
+        let bs = self.batch_size.min(self.view.train.len());
+        let batch: Vec<usize> = if bs == self.view.train.len() {
+            self.view.train.clone()
+        } else {
+            rand::seq::index::sample(&mut self.rng, self.view.train.len(), bs)
+                .into_iter()
+                .map(|k| self.view.train[k])
+                .collect()
+        };
+        let blocks = self.sample(&batch, halo, false);
+        let device = self.device.clone();
+        let layers = self.shared_dims.len() + 1;
+        let mut x = self.input(&blocks, &device);
+        let u = blocks.nodes.len();
+        let mut logits = None;
+        for layer in 0..layers {
+            let g = self.graph(&blocks, layer, &device)?;
+            let z = self
+                .model
+                .layer_forward(layer, x, &g, Some(&mut self.drop))?;
+            if layer + 1 == layers {
+                logits = Some(z);
+                break;
+            }
+            let d = self.shared_dims[layer];
+            let fresh = to_host(z.clone().detach());
+            let mut v = vec![0f32; u * d];
+            let mut m = vec![0f32; u];
+            for &p in &blocks.targets[layer] {
+                let p = p as usize;
+                let i = blocks.nodes[p] as usize;
+                let row = &fresh[p * d..(p + 1) * d];
+                self.h.update(layer, i, row)?;
+                let read = match self.ma.read {
+                    ReadMode::MovingAverage => self.h.get(layer, i)?,
+                    ReadMode::Fresh => row,
+                };
+                v[p * d..(p + 1) * d].copy_from_slice(read);
+                m[p] = 1.0;
+            }
+            self.halo_values(&blocks, halo, layer, &mut v);
+            let vt = Tensor::<2>::from_data(TensorData::new(v, [u, d]), &device);
+            let mt = Tensor::<2>::from_data(TensorData::new(m, [u, 1]), &device);
+            // Value V (H for computed own rows, Ĥ for halo rows); gradient through h̃ only.
+            let zm = z * mt;
+            x = Input::Dense(zm.clone() + (vt - zm.detach()));
+        }
+        let logits = logits.expect("at least one layer");
+        let bpos: Vec<i64> = blocks.targets[layers - 1]
+            .iter()
+            .map(|&p| i64::from(p))
+            .collect();
+        let n_b = bpos.len();
+        let idx = Tensor::<1, burn::tensor::Int>::from_data(TensorData::new(bpos, [n_b]), &device);
+        let c = self.num_classes;
+        let mut target = vec![0f32; n_b * c];
+        let wsum: f32 = batch
+            .iter()
+            .map(|&i| self.class_weight[self.view.labels[i] as usize])
+            .sum();
+        for (k, &i) in batch.iter().enumerate() {
+            let l = self.view.labels[i] as usize;
+            target[k * c + l] = self.class_weight[l] / wsum.max(1e-12);
+        }
+        let target = Tensor::<2>::from_data(TensorData::new(target, [n_b, c]), &device);
+        let logp = burn::tensor::activation::log_softmax(logits.select(0, idx), 1);
+        let loss = (logp * target).sum().neg();
+        let loss_value = f64::from(loss.clone().into_scalar::<f32>());
+        if !loss_value.is_finite() {
+            return Err(FedError::Inconsistent(format!(
+                "non-finite training loss {loss_value} (lower the learning rate)"
+            )));
+        }
+        let grads = loss.backward();
+        let mut grad = params::flatten_grad(&self.model, &grads);
+        if self.weight_decay > 0.0 {
+            for (gi, &wi) in grad.iter_mut().zip(&self.w) {
+                *gi += (self.weight_decay * f64::from(wi)) as f32;
+            }
+        }
+        self.g.update(&grad)?;
+        self.g.step(&mut self.w, self.lr)?;
+        self.model = params::load(self.model.clone(), &self.w);
+        Ok(Some(loss_value))
+    }
+
+    /// Full forward pass over all own nodes (all neighbours; halo rows Ĥ at layers ≥ 1) in
+    /// evaluation mode: the hidden rows of every shared layer and the logits, per own node.
+    pub(crate) fn full_forward(&mut self, halo: &HaloTable) -> Result<(Vec<Vec<f32>>, Vec<f32>)> {
+        let all: Vec<usize> = (0..self.view.n_own()).collect();
+        let blocks = self.sample(&all, halo, true);
+        let device = self.device.clone().without_autodiff();
+        let model = burn::module::Module::valid(&self.model);
+        let layers = self.shared_dims.len() + 1;
+        let mut x = self.input(&blocks, &device);
+        let u = blocks.nodes.len();
+        let mut hidden = Vec::with_capacity(layers - 1);
+        let n_own = self.view.n_own();
+        for layer in 0..layers {
+            let g = self.graph(&blocks, layer, &device)?;
+            let z = model.layer_forward(layer, x, &g, None)?;
+            let mut out = to_host(z);
+            if layer + 1 == layers {
+                // Own nodes were inserted first, in order: positions 0..n_own.
+                out.truncate(n_own * self.num_classes);
+                return Ok((hidden, out));
+            }
+            let d = self.shared_dims[layer];
+            // Non-own rows: Ĥ for halo nodes, zeros otherwise.
+            for p in n_own..u {
+                out[p * d..(p + 1) * d].iter_mut().for_each(|x| *x = 0.0);
+            }
+            self.halo_values(&blocks, halo, layer, &mut out);
+            hidden.push(out[..n_own * d].to_vec());
+            x = Input::Dense(Tensor::from_data(TensorData::new(out, [u, d]), &device));
+        }
+        unreachable!("the last layer returns")
+    }
+
+    /// Round-0 bootstrap: H of every own node from a full forward pass with the current W.
+    pub(crate) fn bootstrap(&mut self, halo: &HaloTable) -> Result<()> {
+        let (hidden, _) = self.full_forward(halo)?;
+        for (s, rows) in hidden.iter().enumerate() {
+            let d = self.shared_dims[s];
+            for i in 0..self.view.n_own() {
+                self.h.update(s, i, &rows[i * d..(i + 1) * d])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Predicted class of every own node.
+    pub(crate) fn predict(&mut self, halo: &HaloTable) -> Result<Vec<u32>> {
+        let (_, logits) = self.full_forward(halo)?;
+        let c = self.num_classes;
+        Ok(logits
+            .chunks(c)
+            .map(|row| {
+                let mut best = 0;
+                for k in 1..c {
+                    if row[k] > row[best] {
+                        best = k;
+                    }
+                }
+                best as u32
+            })
+            .collect())
+    }
+}
+
+fn model_device(model: &Gnn) -> Device {
+    let mut dev = None;
+    struct D<'a>(&'a mut Option<Device>);
+    impl burn::module::ModuleVisitor for D<'_> {
+        fn visit_float<const K: usize>(&mut self, p: &burn::module::Param<Tensor<K>>) {
+            if self.0.is_none() {
+                *self.0 = Some(p.val().device());
+            }
+        }
+    }
+    burn::module::Module::visit(model, &mut D(&mut dev));
+    dev.expect("a GNN has parameters")
+}
+
+fn to_host(t: Tensor<2>) -> Vec<f32> {
+    t.into_data()
+        .convert::<f32>()
+        .try_to_vec::<f32>()
+        .expect("float tensor data converts to f32")
+}

@@ -1,0 +1,311 @@
+//! CE-FedGNN training on a [`FedTask`]: per client, mini-batches of training targets with their
+//! L-hop neighbourhood sampled with a fanout per hop; own neighbours contribute their
+//! moving-average estimate H (features at layer 0), remote neighbours the frozen noisy halo row
+//! Ĥ received at the start of the round (no gradient); H ← (1−γ)H + γh̃, the next layer reads H
+//! (value; gradients flow through h̃ by a straight-through estimator) or h̃ ([`ReadMode`]);
+//! G ← (1−β)G + βg, W ← W − ηG; every K steps one protocol round through [`crate::protocol`]
+//! (W as a flat vector, boundary rows through [`crate::privacy::BoundaryReleaser`], server
+//! averaging weighted by training size). Round 0 bootstraps H and the server's table from a
+//! full forward pass with the initial W.
+//!
+//! [`Method`] selects CE-FedGNN, its ablations and the baselines (single client, FedAvg ignoring
+//! cross edges, stale shared embeddings without MA, centralised training); K = 1 is CE-FedGNN
+//! with `local_steps = 1`.
+//!
+//! # Example
+//! ```
+//! use cefedgnn::train::{FedTask, FedTrainConfig, Method, Metric, simulate};
+//! use cefedgnn::federation::FederatedGraph;
+//! use graph_core::{NodeSplit, generate::ContextualSbm};
+//! use rand::SeedableRng;
+//! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+//! let ds = ContextualSbm { n: 120, classes: 2, p_in: 0.1, p_out: 0.01, dim: 8, mu: 1.0 }
+//!     .sample(&mut rng)?;
+//! let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng)?;
+//! let split = NodeSplit::random(120, 0.5, 0.2, &mut rng)?;
+//! let task = FedTask::new("csbm", fed, ds.features().clone(), ds.labels().to_vec(), 2, split,
+//!                         None, Metric::MacroF1)?;
+//! let cfg = FedTrainConfig { rounds: 3, local_steps: 4, ..FedTrainConfig::default() };
+//! let r = simulate(&task, &cfg, Method::CeFedGnn, &mut |_| {})?;
+//! assert_eq!(r.f1_per_client.len(), 3);
+//! assert!(r.bytes_up > 0 && r.privacy.is_some());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod local;
+mod params;
+mod run;
+mod task;
+
+pub use run::{FedReport, RoundInfo, simulate};
+pub use task::{FedTask, Metric, PartitionKind};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{FedError, Result, positive, unit_interval};
+use crate::estimator::{GradientMode, ReadMode};
+
+/// Which GNN the clients train.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ModelKind {
+    /// GCN (citation graphs).
+    Gcn,
+    /// GIN (edge features ignored).
+    Gin,
+    /// GIN with edge features (AML; needs [`FedTask::edge_features`]).
+    Gine,
+}
+
+/// The training method: CE-FedGNN, its ablations, or a baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Method {
+    /// The full algorithm: MA embeddings shared every K steps, gradient MA.
+    CeFedGnn,
+    /// Ablation: no embedding sharing (cross edges ignored), gradient MA kept.
+    NoSharing,
+    /// Ablation: embeddings shared, no embedding MA (γ = 1, the next layer reads h̃).
+    NoEmbeddingMa,
+    /// Ablation: no gradient MA (β = 1, plain SGD steps).
+    NoGradientMa,
+    /// Baseline: each client alone on its own subgraph, no collaboration.
+    SingleClient,
+    /// Baseline: FedAvg of W every K steps, cross edges ignored, plain SGD (β = 1).
+    FedAvg,
+    /// Baseline FedGNN-ST: stale shared embeddings without MA (γ = 1, β = 1).
+    StaleEmbeddings,
+    /// Upper bound: one model trained on the whole graph (no federation).
+    Centralised,
+}
+
+impl Method {
+    /// Every method, in table order.
+    pub const ALL: [Method; 8] = [
+        Method::SingleClient,
+        Method::FedAvg,
+        Method::StaleEmbeddings,
+        Method::CeFedGnn,
+        Method::NoSharing,
+        Method::NoEmbeddingMa,
+        Method::NoGradientMa,
+        Method::Centralised,
+    ];
+
+    /// Short name (CLI and tables).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CeFedGnn => "cefedgnn",
+            Self::NoSharing => "ablation-no-sharing",
+            Self::NoEmbeddingMa => "ablation-no-ma",
+            Self::NoGradientMa => "ablation-no-grad-ma",
+            Self::SingleClient => "single-client",
+            Self::FedAvg => "fedavg",
+            Self::StaleEmbeddings => "fedgnn-st",
+            Self::Centralised => "centralised",
+        }
+    }
+
+    /// The method of a [`Method::name`].
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether halo embeddings are exchanged.
+    pub(crate) fn shares_embeddings(self) -> bool {
+        matches!(
+            self,
+            Self::CeFedGnn | Self::NoEmbeddingMa | Self::NoGradientMa | Self::StaleEmbeddings
+        )
+    }
+
+    /// Whether W is averaged through the server.
+    pub(crate) fn federated(self) -> bool {
+        !matches!(self, Self::SingleClient | Self::Centralised)
+    }
+
+    /// (γ, β, read mode) under this method.
+    pub(crate) fn estimator(self, cfg: &FedTrainConfig) -> (f64, f64, ReadMode) {
+        let (g, b, r) = (cfg.gamma, cfg.beta, cfg.read);
+        match self {
+            Self::CeFedGnn | Self::NoSharing => (g, b, r),
+            Self::NoEmbeddingMa => (1.0, b, ReadMode::Fresh),
+            Self::NoGradientMa => (g, 1.0, r),
+            Self::StaleEmbeddings => (1.0, 1.0, ReadMode::Fresh),
+            Self::SingleClient | Self::FedAvg | Self::Centralised => (g, 1.0, r),
+        }
+    }
+}
+
+/// Hyper-parameters of a federated run. Defaults: GCN, 2 layers, hidden 16, dropout 0.5,
+/// K = 32, 20 rounds, η = 0.2, γ = β = 0.5, batch 64, fanout 10, C = 1, σ₀ = 1, p = 0.1·C,
+/// δ = 1e-5.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FedTrainConfig {
+    /// The GNN.
+    pub model: ModelKind,
+    /// Hidden width (the width of every shared layer).
+    pub hidden: usize,
+    /// Message-passing layers L (≥ 2: layers 1..L−1 are shared).
+    pub num_layers: usize,
+    /// Dropout.
+    pub dropout: f64,
+    /// Activation ([`gnn::Activation::Gelu`] or `Tanh` for the smooth variant of the theory).
+    pub activation: gnn::Activation,
+    /// Local steps K per round (≥ 1).
+    pub local_steps: u32,
+    /// Rounds R after the bootstrap round 0 (T = R·K steps per client).
+    pub rounds: u32,
+    /// Learning rate η.
+    pub lr: f64,
+    /// L2 weight decay added to the gradient.
+    pub weight_decay: f64,
+    /// Embedding MA rate γ ∈ (0, 1].
+    pub gamma: f64,
+    /// Gradient MA rate β ∈ (0, 1].
+    pub beta: f64,
+    /// What the next layer reads [R].
+    pub read: ReadMode,
+    /// What G tracks [R]; only [`GradientMode::Momentum`] is implemented in training.
+    pub gradient: GradientMode,
+    /// Whether G is averaged by the server too.
+    pub share_gradient: bool,
+    /// Training targets per step.
+    pub batch_size: usize,
+    /// Sampled neighbours per node and hop (`None`: all neighbours).
+    pub fanout: Option<usize>,
+    /// Clip norm C of released rows.
+    pub clip: f64,
+    /// Noise multiplier σ₀ (σ = σ₀·C; 0 = no noise).
+    pub sigma0: f64,
+    /// Metric radius p of the privacy report.
+    pub radius: f64,
+    /// δ of the privacy report.
+    pub delta: f64,
+    /// Weight the loss by inverse class frequency of the client's own training labels.
+    pub balanced_loss: bool,
+    /// Seed of initialisation, sampling, dropout and noise.
+    pub seed: u64,
+}
+
+impl Default for FedTrainConfig {
+    fn default() -> Self {
+        Self {
+            model: ModelKind::Gcn,
+            hidden: 16,
+            num_layers: 2,
+            dropout: 0.5,
+            activation: gnn::Activation::Relu,
+            local_steps: 32,
+            rounds: 20,
+            lr: 0.2,
+            weight_decay: 5e-4,
+            gamma: 0.5,
+            beta: 0.5,
+            read: ReadMode::MovingAverage,
+            gradient: GradientMode::Momentum,
+            share_gradient: false,
+            batch_size: 64,
+            fanout: Some(10),
+            clip: 1.0,
+            sigma0: 1.0,
+            radius: 0.1,
+            delta: 1e-5,
+            balanced_loss: false,
+            seed: 0,
+        }
+    }
+}
+
+impl FedTrainConfig {
+    /// Validates the configuration.
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] naming the offending field.
+    pub fn check(&self) -> Result<()> {
+        if self.local_steps == 0 {
+            return Err(FedError::param("local_steps", 0, "K must be >= 1"));
+        }
+        if self.num_layers < 2 {
+            return Err(FedError::param(
+                "num_layers",
+                self.num_layers,
+                "needs >= 2 layers (at least one shared layer)",
+            ));
+        }
+        if self.hidden == 0 || self.batch_size == 0 || self.fanout == Some(0) {
+            return Err(FedError::param(
+                "hidden/batch_size/fanout",
+                format!("{}/{}/{:?}", self.hidden, self.batch_size, self.fanout),
+                "must be positive",
+            ));
+        }
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(FedError::param(
+                "dropout",
+                self.dropout,
+                "must lie in [0, 1)",
+            ));
+        }
+        if self.gradient != GradientMode::Momentum {
+            return Err(FedError::param(
+                "gradient",
+                "per-node",
+                "training implements G as momentum only",
+            ));
+        }
+        positive("lr", self.lr)?;
+        if !(self.weight_decay.is_finite() && self.weight_decay >= 0.0) {
+            return Err(FedError::param(
+                "weight_decay",
+                self.weight_decay,
+                "must be finite >= 0",
+            ));
+        }
+        unit_interval("gamma", self.gamma)?;
+        unit_interval("beta", self.beta)?;
+        crate::privacy::ReleaseConfig {
+            clip: self.clip,
+            sigma0: self.sigma0,
+            radius: self.radius,
+            delta: self.delta,
+            budget_eps: None,
+        }
+        .check()
+    }
+
+    /// The model configuration for `d_input` features, `d_edge` edge features and `classes`.
+    pub(crate) fn model_config(
+        &self,
+        d_input: usize,
+        d_edge: Option<usize>,
+        classes: usize,
+    ) -> Result<gnn::ModelConfig> {
+        Ok(match self.model {
+            ModelKind::Gcn => gnn::ModelConfig::Gcn(
+                gnn::GcnConfig::new(d_input, self.hidden, classes)
+                    .with_num_layers(self.num_layers)
+                    .with_dropout(self.dropout)
+                    .with_activation(self.activation)
+                    .with_seed(self.seed),
+            ),
+            ModelKind::Gin => gnn::ModelConfig::Gin(
+                gnn::GinConfig::new(d_input, self.hidden, classes)
+                    .with_num_layers(self.num_layers)
+                    .with_dropout(self.dropout)
+                    .with_activation(self.activation)
+                    .with_seed(self.seed),
+            ),
+            ModelKind::Gine => {
+                let d_edge = d_edge.ok_or_else(|| {
+                    FedError::param("model", "gine", "needs a task with edge features")
+                })?;
+                gnn::ModelConfig::Gine(
+                    gnn::GineConfig::new(d_input, d_edge, self.hidden, classes)
+                        .with_num_layers(self.num_layers)
+                        .with_dropout(self.dropout)
+                        .with_activation(self.activation)
+                        .with_seed(self.seed),
+                )
+            }
+        })
+    }
+}

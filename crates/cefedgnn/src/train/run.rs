@@ -1,0 +1,449 @@
+//! [`simulate`]: one federated run of a [`Method`] on a [`FedTask`] through the in-process
+//! transport, with per-client F1, traffic and the privacy report.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use burn::tensor::Device;
+use graph_core::{Graph, Partition};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::local::{EdgeIndex, HaloTable, LocalView, Trainer};
+use super::{FedTask, FedTrainConfig, Method, Metric};
+use crate::error::{FedError, Result};
+use crate::estimator::MaConfig;
+use crate::federation::FederatedGraph;
+use crate::privacy::{PrivacyReport, ReleaseConfig};
+use crate::protocol::{Client, Direction, InProcessTransport, ProtocolConfig, Server, Transport};
+
+/// Progress of a run, reported after every round.
+#[derive(Clone, Copy, Debug)]
+pub struct RoundInfo {
+    /// The round just finished (0 = bootstrap).
+    pub round: u32,
+    /// Total rounds after the bootstrap.
+    pub rounds: u32,
+    /// Mean training loss of the round's steps over clients (NaN for the bootstrap).
+    pub loss: f64,
+}
+
+/// Outcome of [`simulate`].
+#[derive(Clone, Debug, Serialize)]
+pub struct FedReport {
+    /// Method name ([`Method::name`]).
+    pub method: &'static str,
+    /// Dataset name.
+    pub dataset: String,
+    /// Test F1 (binary or macro, per [`Metric`]) per client on its own test nodes; `None` for a
+    /// client without test nodes.
+    pub f1_per_client: Vec<Option<f64>>,
+    /// Mean of the per-client test F1.
+    pub f1_mean: f64,
+    /// Test F1 over the test nodes of all clients together.
+    pub f1_pooled: f64,
+    /// Mean per-client validation F1 (for model selection; never the test split).
+    pub val_f1_mean: f64,
+    /// Validation F1 over all clients' validation nodes.
+    pub val_f1_pooled: f64,
+    /// Rounds after the bootstrap.
+    pub rounds: u32,
+    /// Local steps K per round.
+    pub local_steps: u32,
+    /// Total client → server bytes (all clients, all rounds).
+    pub bytes_up: u64,
+    /// Total server → client bytes.
+    pub bytes_down: u64,
+    /// (up + down) / exchanges, where exchanges = rounds + 1 (bootstrap included).
+    pub bytes_per_round: f64,
+    /// Embedding-row bytes (up + down) per exchange.
+    pub embedding_bytes_per_round: f64,
+    /// The privacy report of the client with the largest ε(p) (None without releases).
+    pub privacy: Option<PrivacyReport>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    if n == 0 { f64::NAN } else { s / n as f64 }
+}
+
+fn score(metric: Metric, pred: &[u32], truth: &[u32], classes: usize) -> Result<f64> {
+    let r = match metric {
+        Metric::BinaryF1 => gnn::metrics::binary_f1(pred, truth),
+        Metric::MacroF1 => gnn::metrics::macro_f1(pred, truth, classes),
+    };
+    r.map_err(FedError::from)
+}
+
+/// The same partition on the graph without its cross edges (FedAvg ignores them).
+fn without_cross_edges(fed: &FederatedGraph) -> Result<FederatedGraph> {
+    let part = fed.partition().assignment();
+    let local: Vec<(u32, u32)> = fed
+        .graph()
+        .edges()
+        .filter(|&(u, v)| part[u as usize] == part[v as usize])
+        .collect();
+    let g = Graph::from_edges(fed.graph().num_nodes(), &local)?;
+    FederatedGraph::new(g, Partition::by_attribute(part))
+}
+
+struct Views {
+    views: Vec<LocalView>,
+}
+
+fn client_views(task: &FedTask, fed: &FederatedGraph, with_halo: bool) -> Result<Views> {
+    let data = fed.distribute(&task.features, &task.labels, Some(&task.split.train))?;
+    let index = EdgeIndex::new(task.fed.graph());
+    let ef = task.edge_features.clone().map(Arc::new);
+    let views = fed
+        .clients()
+        .iter()
+        .zip(data)
+        .map(|(t, d)| {
+            let own = t.nodes().to_vec();
+            let halo = if with_halo {
+                t.halo().to_vec()
+            } else {
+                Vec::new()
+            };
+            LocalView::new(
+                task.fed.graph(),
+                &index,
+                own,
+                halo,
+                d.features().to_owned(),
+                d.labels().to_vec(),
+                d.train_mask(),
+                ef.clone(),
+            )
+        })
+        .collect();
+    Ok(Views { views })
+}
+
+/// Runs `method` on `task` and evaluates every client on its own test nodes.
+///
+/// Clients run sequentially in one process; the federated methods exchange only encoded frames
+/// through [`InProcessTransport`]. `on_round` is called after every round.
+///
+/// # Errors
+/// [`FedError::InvalidParam`] for an invalid configuration (or GINE on a task without edge
+/// features); protocol, privacy and model errors.
+pub fn simulate(
+    task: &FedTask,
+    cfg: &FedTrainConfig,
+    method: Method,
+    on_round: &mut dyn FnMut(RoundInfo),
+) -> Result<FedReport> {
+    cfg.check()?;
+    let start = Instant::now();
+    let (gamma, beta, read) = method.estimator(cfg);
+    let mut ma = MaConfig::new(gamma, beta)?;
+    ma.read = read;
+    let device = Device::flex().autodiff();
+    let d_edge = task.edge_features.as_ref().map(ndarray::Array2::ncols);
+    let model_cfg = cfg.model_config(task.features.ncols(), d_edge, task.num_classes)?;
+    let init = model_cfg.init(&device)?;
+    let shared: Vec<usize> = vec![cfg.hidden; cfg.num_layers - 1];
+    let mut seeds = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x5EED_F00D);
+    let mut child = || ChaCha8Rng::seed_from_u64(rand::Rng::next_u64(&mut seeds));
+
+    if method == Method::Centralised {
+        let g = task.fed.graph();
+        let own: Vec<u32> = (0..g.num_nodes() as u32).collect();
+        let view = LocalView::new(
+            g,
+            &EdgeIndex::new(g),
+            own,
+            Vec::new(),
+            task.features.clone(),
+            task.labels.clone(),
+            &task.split.train,
+            task.edge_features.clone().map(Arc::new),
+        );
+        let mut t = Trainer::new(view, init, ma, task.num_classes, cfg, false, child())?;
+        let halo = HaloTable::new(0, &shared);
+        for round in 1..=cfg.rounds {
+            let mut losses = Vec::new();
+            for _ in 0..cfg.local_steps {
+                losses.extend(t.step(&halo)?);
+            }
+            on_round(RoundInfo {
+                round,
+                rounds: cfg.rounds,
+                loss: mean(losses.into_iter()),
+            });
+        }
+        let pred = t.predict(&halo)?;
+        // Evaluate the central model on each client's nodes.
+        let per = task
+            .fed
+            .clients()
+            .iter()
+            .map(|c| c.nodes().iter().map(|&v| v as usize).collect::<Vec<_>>())
+            .collect::<Vec<_>>();
+        return finish(
+            task,
+            cfg,
+            method,
+            &per,
+            &[pred],
+            true,
+            (0, 0, 0),
+            None,
+            start,
+        );
+    }
+
+    let shares = method.shares_embeddings();
+    let fed_owned;
+    let fed = if shares {
+        &task.fed
+    } else {
+        fed_owned = without_cross_edges(&task.fed)?;
+        &fed_owned
+    };
+    let views = client_views(task, fed, shares)?;
+    let mut trainers = views
+        .views
+        .into_iter()
+        .map(|v| Trainer::new(v, init.clone(), ma, task.num_classes, cfg, shares, child()))
+        .collect::<Result<Vec<_>>>()?;
+    let mut halos: Vec<HaloTable> = trainers
+        .iter()
+        .map(|t| HaloTable::new(t.view.halo.len(), &shared))
+        .collect();
+
+    if !method.federated() {
+        for round in 1..=cfg.rounds {
+            let mut losses = Vec::new();
+            for (t, h) in trainers.iter_mut().zip(&halos) {
+                for _ in 0..cfg.local_steps {
+                    losses.extend(t.step(h)?);
+                }
+            }
+            on_round(RoundInfo {
+                round,
+                rounds: cfg.rounds,
+                loss: mean(losses.into_iter()),
+            });
+        }
+        let preds = trainers
+            .iter_mut()
+            .zip(&halos)
+            .map(|(t, h)| t.predict(h))
+            .collect::<Result<Vec<_>>>()?;
+        let per: Vec<Vec<usize>> = trainers
+            .iter()
+            .map(|t| t.view.own.iter().map(|&v| v as usize).collect())
+            .collect();
+        return finish(
+            task,
+            cfg,
+            method,
+            &per,
+            &preds,
+            false,
+            (0, 0, 0),
+            None,
+            start,
+        );
+    }
+
+    // Federated methods: the protocol roles.
+    let n = fed.num_clients() as u32;
+    let w0 = trainers[0].w.clone();
+    let pcfg = ProtocolConfig {
+        num_clients: n,
+        num_params: w0.len() as u32,
+        layer_dims: shared.iter().map(|&d| d as u32).collect(),
+        share_gradient: cfg.share_gradient,
+        num_rounds: cfg.rounds,
+        local_steps: cfg.local_steps,
+    };
+    let rel = ReleaseConfig {
+        clip: cfg.clip,
+        sigma0: cfg.sigma0,
+        radius: cfg.radius,
+        delta: cfg.delta,
+        budget_eps: None,
+    };
+    let mut net = InProcessTransport::new(n);
+    let mut server = Server::new(pcfg.clone(), fed.clients(), w0)?;
+    let mut clients = fed
+        .clients()
+        .iter()
+        .map(|t| {
+            let seed = cfg
+                .seed
+                .wrapping_mul(0x9E37_79B9)
+                .wrapping_add(u64::from(t.id()));
+            Client::new(t, pcfg.clone(), rel, dp_core::rng::seeded_rng(seed))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    server.start(&mut net)?;
+    for round in 0..=cfg.rounds {
+        let mut losses = Vec::new();
+        for ((c, t), h) in clients.iter_mut().zip(&mut trainers).zip(&mut halos) {
+            receive(c, t, h, &mut net, cfg.share_gradient)?;
+            if round == 0 {
+                t.bootstrap(h)?;
+            } else {
+                for _ in 0..cfg.local_steps {
+                    losses.extend(t.step(h)?);
+                }
+            }
+            let grad = cfg.share_gradient.then(|| t.g.value().to_vec());
+            c.upload(&mut net, &t.w, grad.as_deref(), t.train_size(), &t.h)?;
+        }
+        server.poll(&mut net)?;
+        server.finish_round(&mut net)?;
+        on_round(RoundInfo {
+            round,
+            rounds: cfg.rounds,
+            loss: mean(losses.into_iter()),
+        });
+    }
+    // The final broadcast: averaged W and the latest halo rows.
+    for ((c, t), h) in clients.iter_mut().zip(&mut trainers).zip(&mut halos) {
+        receive(c, t, h, &mut net, cfg.share_gradient)?;
+    }
+    let preds = trainers
+        .iter_mut()
+        .zip(&halos)
+        .map(|(t, h)| t.predict(h))
+        .collect::<Result<Vec<_>>>()?;
+    let per: Vec<Vec<usize>> = trainers
+        .iter()
+        .map(|t| t.view.own.iter().map(|&v| v as usize).collect())
+        .collect();
+    let log = server.traffic();
+    let up: u64 = log
+        .records()
+        .iter()
+        .filter(|r| r.direction == Direction::Up)
+        .map(|r| r.bytes)
+        .sum();
+    let down: u64 = log
+        .records()
+        .iter()
+        .filter(|r| r.direction == Direction::Down)
+        .map(|r| r.bytes)
+        .sum();
+    let emb: u64 = log.records().iter().map(|r| r.embedding_bytes).sum();
+    let mut privacy: Option<PrivacyReport> = None;
+    for c in &clients {
+        let r = c.releaser().report()?;
+        if r.max_releases > 0
+            && privacy
+                .as_ref()
+                .is_none_or(|p| r.max_releases > p.max_releases)
+        {
+            privacy = Some(r);
+        }
+    }
+    finish(
+        task,
+        cfg,
+        method,
+        &per,
+        &preds,
+        false,
+        (up, down, emb),
+        privacy,
+        start,
+    )
+}
+
+fn receive(
+    c: &mut Client,
+    t: &mut Trainer,
+    h: &mut HaloTable,
+    net: &mut dyn Transport,
+    share_gradient: bool,
+) -> Result<()> {
+    c.poll(net)?
+        .ok_or_else(|| FedError::Rejected(format!("client {}: no broadcast", c.id())))?;
+    t.set_params(c.params());
+    if share_gradient && let Some(g) = c.grad() {
+        t.g.set_value(g)?;
+    }
+    for s in 0..t.h.num_layers() {
+        for (j, &v) in t.view.halo.iter().enumerate() {
+            if let Some(row) = c.halo_row(s, v) {
+                h.set(s, j, row);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)] // internal: assembles the report of every method
+fn finish(
+    task: &FedTask,
+    cfg: &FedTrainConfig,
+    method: Method,
+    per_client_nodes: &[Vec<usize>],
+    preds: &[Vec<u32>],
+    central: bool,
+    (up, down, emb): (u64, u64, u64),
+    privacy: Option<PrivacyReport>,
+    start: Instant,
+) -> Result<FedReport> {
+    // Prediction of every node (the central model predicts all nodes at once).
+    let mut pred_all = vec![0u32; task.labels.len()];
+    if central {
+        pred_all.clone_from(&preds[0]);
+    } else {
+        for (nodes, p) in per_client_nodes.iter().zip(preds) {
+            for (&v, &y) in nodes.iter().zip(p) {
+                pred_all[v] = y;
+            }
+        }
+    }
+    let eval = |mask: &[bool]| -> Result<(Vec<Option<f64>>, f64)> {
+        let mut per = Vec::new();
+        for nodes in per_client_nodes {
+            let rows: Vec<usize> = nodes.iter().copied().filter(|&v| mask[v]).collect();
+            if rows.is_empty() {
+                per.push(None);
+                continue;
+            }
+            let p: Vec<u32> = rows.iter().map(|&v| pred_all[v]).collect();
+            let t: Vec<u32> = rows.iter().map(|&v| task.labels[v]).collect();
+            per.push(Some(score(task.metric, &p, &t, task.num_classes)?));
+        }
+        let rows: Vec<usize> = (0..mask.len()).filter(|&v| mask[v]).collect();
+        let p: Vec<u32> = rows.iter().map(|&v| pred_all[v]).collect();
+        let t: Vec<u32> = rows.iter().map(|&v| task.labels[v]).collect();
+        let pooled = if rows.is_empty() {
+            f64::NAN
+        } else {
+            score(task.metric, &p, &t, task.num_classes)?
+        };
+        Ok((per, pooled))
+    };
+    let (test, test_pooled) = eval(&task.split.test)?;
+    let (val, val_pooled) = eval(&task.split.val)?;
+    let exchanges = f64::from(cfg.rounds + 1);
+    Ok(FedReport {
+        method: method.name(),
+        dataset: task.name.clone(),
+        f1_mean: mean(test.iter().flatten().copied()),
+        f1_per_client: test,
+        f1_pooled: test_pooled,
+        val_f1_mean: mean(val.iter().flatten().copied()),
+        val_f1_pooled: val_pooled,
+        rounds: cfg.rounds,
+        local_steps: cfg.local_steps,
+        bytes_up: up,
+        bytes_down: down,
+        bytes_per_round: (up + down) as f64 / exchanges,
+        embedding_bytes_per_round: emb as f64 / exchanges,
+        privacy,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}

@@ -1,0 +1,258 @@
+//! `dpgraph fed simulate`: one federated CE-FedGNN run (or a baseline) on a citation graph or an
+//! AML graph, with a progress bar and the JSON report of CLI.md.
+
+use std::io::IsTerminal;
+
+use anyhow::{Context, Result, bail};
+use cefedgnn::aml::{AmlGenConfig, generate, load_by_name};
+use cefedgnn::train::{FedTask, FedTrainConfig, Method, ModelKind, PartitionKind, simulate};
+use clap::{Subcommand, ValueEnum};
+use graph_core::Registry;
+use graph_core::registry::{Dataset, data_dir};
+use rand::SeedableRng;
+use serde_json::json;
+
+use crate::{Global, emit};
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum FedCmd {
+    /// One federated run: CE-FedGNN or a baseline; prints F1 per client, traffic and ε(p).
+    Simulate {
+        /// Dataset: a citation graph (cora, acm, dblp, amap, …), an AML dataset (amlsim-small,
+        /// one client per bank), or `aml-generated` (see --generate-accounts).
+        #[arg(long)]
+        dataset: String,
+        /// Number of clients N for citation graphs (AML: one per bank).
+        #[arg(long, default_value_t = 5)]
+        clients: usize,
+        /// Rounds R after the bootstrap round.
+        #[arg(long, default_value_t = 20)]
+        rounds: u32,
+        /// Local steps K per round.
+        #[arg(long, default_value_t = 32)]
+        local_steps: u32,
+        /// Noise multiplier σ₀ (σ = σ₀·C).
+        #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+        sigma0: f64,
+        /// Metric radius p of ε(p) (default 0.1·C).
+        #[arg(long, allow_negative_numbers = true)]
+        radius: Option<f64>,
+        /// δ of ε(p).
+        #[arg(long, default_value_t = 1e-5)]
+        delta: f64,
+        /// Clip norm C of released rows.
+        #[arg(long, default_value_t = 1.0)]
+        clip: f64,
+        /// Method.
+        #[arg(long, value_enum, default_value_t = MethodArg::Cefedgnn)]
+        method: MethodArg,
+        /// Model (default: GCN for citation graphs, GINE for AML).
+        #[arg(long, value_enum)]
+        model: Option<ModelArg>,
+        /// Partition of citation graphs into clients.
+        #[arg(long, value_enum, default_value_t = PartitionArg::Random)]
+        partition: PartitionArg,
+        /// Generate an AML graph with this many accounts (dataset `aml-generated`).
+        #[arg(long)]
+        generate_accounts: Option<usize>,
+        /// Banks of the generated AML graph.
+        #[arg(long, default_value_t = 8)]
+        banks: usize,
+        /// Learning rate η.
+        #[arg(long, default_value_t = 0.2)]
+        lr: f64,
+        /// Embedding MA rate γ.
+        #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+        gamma: f64,
+        /// Gradient MA rate β.
+        #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+        beta: f64,
+        /// Sampled neighbours per node and hop (0: all).
+        #[arg(long)]
+        fanout: Option<usize>,
+        /// Hidden width.
+        #[arg(long, default_value_t = 16)]
+        hidden: usize,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum MethodArg {
+    /// CE-FedGNN.
+    Cefedgnn,
+    /// Each client alone.
+    SingleClient,
+    /// FedAvg ignoring cross edges.
+    Fedavg,
+    /// Stale shared embeddings without MA (FedGNN-ST).
+    FedgnnSt,
+    /// Centralised training (upper bound).
+    Centralised,
+    /// Ablation: no embedding sharing.
+    NoSharing,
+    /// Ablation: no embedding MA.
+    NoMa,
+    /// Ablation: no gradient MA.
+    NoGradMa,
+}
+
+impl MethodArg {
+    fn method(self) -> Method {
+        match self {
+            Self::Cefedgnn => Method::CeFedGnn,
+            Self::SingleClient => Method::SingleClient,
+            Self::Fedavg => Method::FedAvg,
+            Self::FedgnnSt => Method::StaleEmbeddings,
+            Self::Centralised => Method::Centralised,
+            Self::NoSharing => Method::NoSharing,
+            Self::NoMa => Method::NoEmbeddingMa,
+            Self::NoGradMa => Method::NoGradientMa,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum ModelArg {
+    /// GCN.
+    Gcn,
+    /// GIN.
+    Gin,
+    /// GIN with edge features.
+    Gine,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum PartitionArg {
+    /// Balanced random.
+    Random,
+    /// Communities.
+    Community,
+}
+
+pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
+    let FedCmd::Simulate {
+        dataset,
+        clients,
+        rounds,
+        local_steps,
+        sigma0,
+        radius,
+        delta,
+        clip,
+        method,
+        model,
+        partition,
+        generate_accounts,
+        banks,
+        lr,
+        gamma,
+        beta,
+        fanout,
+        hidden,
+    } = cmd;
+    let seed = global.seed.unwrap_or_else(rand::random);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let name = dataset.to_ascii_lowercase();
+    let aml = name.starts_with("aml");
+    let task = if name == "aml-generated" || generate_accounts.is_some() {
+        let accounts = generate_accounts.unwrap_or(4000);
+        let cfg = AmlGenConfig {
+            num_banks: *banks,
+            num_accounts: accounts,
+            num_normal: accounts * 10,
+            ..AmlGenConfig::default()
+        };
+        let tg = generate(&cfg, &mut rng)?;
+        FedTask::from_account_graph("aml-generated", &tg.to_account_graph()?, 0.6, 0.2, &mut rng)?
+    } else if aml {
+        let tg = load_by_name(&name, &data_dir()).with_context(|| format!("loading {name}"))?;
+        FedTask::from_account_graph(&name, &tg.to_account_graph()?, 0.6, 0.2, &mut rng)?
+    } else {
+        let spec = Registry::embedded().get(&name)?;
+        let Dataset::Nodes(ds) = spec.load(&data_dir())? else {
+            bail!("{name} is not a node-classification dataset");
+        };
+        let part = match partition {
+            PartitionArg::Random => PartitionKind::Random,
+            PartitionArg::Community => PartitionKind::Community,
+        };
+        FedTask::from_node_dataset(&ds, *clients, part, 0.2, 0.2, &mut rng)?
+    };
+    let model = match model.unwrap_or(if aml { ModelArg::Gine } else { ModelArg::Gcn }) {
+        ModelArg::Gcn => ModelKind::Gcn,
+        ModelArg::Gin => ModelKind::Gin,
+        ModelArg::Gine => ModelKind::Gine,
+    };
+    let cfg = FedTrainConfig {
+        model,
+        hidden: *hidden,
+        local_steps: *local_steps,
+        rounds: *rounds,
+        lr: *lr,
+        gamma: *gamma,
+        beta: *beta,
+        fanout: match fanout {
+            Some(0) => None,
+            Some(f) => Some(*f),
+            None => Some(if aml { 100 } else { 10 }),
+        },
+        clip: *clip,
+        sigma0: *sigma0,
+        radius: radius.unwrap_or(0.1 * clip),
+        delta: *delta,
+        balanced_loss: aml,
+        seed,
+        ..FedTrainConfig::default()
+    };
+    cfg.check()?;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(u64::from(*rounds) + 1);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} round {pos}/{len} {msg}")
+                .expect("valid template"),
+        );
+        b
+    });
+    let report = simulate(&task, &cfg, method.method(), &mut |info| {
+        if let Some(b) = &bar {
+            b.inc(1);
+            if info.loss.is_finite() {
+                b.set_message(format!("loss {:.3}", info.loss));
+            }
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let stats = task.fed.stats()?;
+    let eps = report.privacy.as_ref().map(|p| p.eps_rdp);
+    emit(
+        global,
+        &json!({
+            "dataset": task.name,
+            "method": report.method,
+            "model": format!("{model:?}").to_ascii_lowercase(),
+            "clients": task.fed.num_clients(),
+            "cross_edge_fraction": stats.cross_fraction,
+            "rounds": report.rounds,
+            "local_steps": report.local_steps,
+            "f1_mean": report.f1_mean,
+            "f1_per_client": report.f1_per_client,
+            "f1_pooled": report.f1_pooled,
+            "metric": format!("{:?}", task.metric),
+            "bytes_up": report.bytes_up,
+            "bytes_down": report.bytes_down,
+            "bytes_per_round": report.bytes_per_round,
+            "embedding_bytes_per_round": report.embedding_bytes_per_round,
+            "eps": eps,
+            "radius": cfg.radius,
+            "delta": cfg.delta,
+            "sigma0": cfg.sigma0,
+            "clip": cfg.clip,
+            "privacy": report.privacy,
+            "not_covered": cefedgnn::privacy::NOT_COVERED,
+            "seed": seed,
+            "seconds": report.seconds,
+        }),
+    )
+}

@@ -47,22 +47,33 @@ pub fn keep_probability(eps: f64) -> Result<f64> {
 /// ```
 pub fn perturb<R: Rng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<Graph> {
     let p = keep_probability(eps)?;
-    let q = 1.0 - p;
+    symmetric_rr(graph, p, 1.0 - p, rng)
+}
+
+/// Symmetric randomized response with arbitrary probabilities: every pair `i < j` of the upper
+/// triangle is decided once; a true edge is kept with `keep`, a non-edge becomes an edge with
+/// `flip`. O(n + m + #flips) with [`GeometricSkip`].
+pub(crate) fn symmetric_rr<R: Rng + ?Sized>(
+    graph: &Graph,
+    keep: f64,
+    flip: f64,
+    rng: &mut R,
+) -> Result<Graph> {
     let n = graph.num_nodes() as u64;
     let pairs = n * n.saturating_sub(1) / 2;
-    // Decide the true edges first (sorted row-major), then merge with the flip positions.
-    let kept: Vec<(u32, u32)> = graph.edges().filter(|_| rng.random::<f64>() < p).collect();
-    let expected = (q * pairs as f64) as usize + kept.len();
+    let kept: Vec<(u32, u32)> = graph
+        .edges()
+        .filter(|_| rng.random::<f64>() < keep)
+        .collect();
+    let skip = GeometricSkip::new(pairs, flip)?;
+    let expected = (flip * pairs as f64) as usize + kept.len();
     let mut b = GraphBuilder::new(graph.num_nodes())?;
     b.reserve(expected + expected / 16 + 16);
     let mut kept_it = kept.iter().copied().peekable();
-    // Row-major pair index: row i starts at i·n − i(i+1)/2.
-    let mut row: u64 = 0;
-    let mut row_start: u64 = 0;
-    let row_len = |i: u64| n - 1 - i;
-    for pos in GeometricSkip::new(pairs, q)?.positions(rng) {
-        while pos >= row_start + row_len(row) {
-            row_start += row_len(row);
+    let (mut row, mut row_start) = (0u64, 0u64);
+    for pos in skip.positions(rng) {
+        while pos >= row_start + (n - 1 - row) {
+            row_start += n - 1 - row;
             row += 1;
         }
         let (i, j) = (row as u32, (row + 1 + (pos - row_start)) as u32);

@@ -35,8 +35,7 @@ pub use dprr::{DprrParams, DprrReports, dprr, dprr_default_eps1, dprr_reports};
 pub use ldpgen::{LdpGenParams, ldpgen};
 pub use rr::{rr, symrr};
 
-use dp_core::samplers::GeometricSkip;
-use graph_core::{Graph, GraphBuilder};
+use graph_core::Graph;
 use rand::{Rng, RngExt};
 
 use crate::error::{EdgeRefineError, Result};
@@ -80,51 +79,6 @@ pub(crate) fn ordered_pair(pos: u64, n: u64) -> (u32, u32) {
     let c = pos % (n - 1);
     let j = if c >= i { c + 1 } else { c };
     (i as u32, j as u32)
-}
-
-/// Symmetric randomized response with arbitrary probabilities: every pair `i < j` of the upper
-/// triangle is decided once; a true edge is kept with `keep`, a non-edge becomes an edge with
-/// `flip`. O(n + m + #flips) with [`GeometricSkip`].
-pub(crate) fn symmetric_rr<R: Rng + ?Sized>(
-    graph: &Graph,
-    keep: f64,
-    flip: f64,
-    rng: &mut R,
-) -> Result<Graph> {
-    let n = graph.num_nodes() as u64;
-    let pairs = n * n.saturating_sub(1) / 2;
-    let kept: Vec<(u32, u32)> = graph
-        .edges()
-        .filter(|_| rng.random::<f64>() < keep)
-        .collect();
-    let skip = GeometricSkip::new(pairs, flip)?;
-    let expected = (flip * pairs as f64) as usize + kept.len();
-    let mut b = GraphBuilder::new(graph.num_nodes())?;
-    b.reserve(expected + expected / 16 + 16);
-    let mut kept_it = kept.iter().copied().peekable();
-    let (mut row, mut row_start) = (0u64, 0u64);
-    for pos in skip.positions(rng) {
-        while pos >= row_start + (n - 1 - row) {
-            row_start += n - 1 - row;
-            row += 1;
-        }
-        let (i, j) = (row as u32, (row + 1 + (pos - row_start)) as u32);
-        while let Some(&e) = kept_it.peek() {
-            if e < (i, j) {
-                b.add_edge(e.0, e.1)?;
-                kept_it.next();
-            } else {
-                break;
-            }
-        }
-        if !graph.has_edge(i, j) {
-            b.add_edge(i, j)?;
-        }
-    }
-    for e in kept_it {
-        b.add_edge(e.0, e.1)?;
-    }
-    Ok(b.build()?)
 }
 
 /// A dense `n × n` bit matrix, row-major, `ceil(n/64)` words a row (n²/8 bytes: 8 MB at n = 8,000).

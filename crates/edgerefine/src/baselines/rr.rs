@@ -3,7 +3,8 @@
 use graph_core::Graph;
 use rand::Rng;
 
-use super::{BaselineRelease, symmetric_rr};
+use super::BaselineRelease;
+use crate::client::symmetric_rr;
 use crate::client::{keep_probability, perturb};
 use crate::error::Result;
 

@@ -46,7 +46,7 @@ pub use builder::{DuplicatePolicy, GraphBuilder};
 pub use collection::{GraphDataset, Targets};
 pub use error::{GraphError, Result};
 pub use graph::{BitAdjacency, Components, Graph};
-pub use node_data::{NodeDataset, NodeSplit};
+pub use node_data::{NodeDataset, NodeSplit, random_split_indices};
 pub use partition::Partition;
 pub use registry::{Dataset, Registry};
 pub use stats::GraphStats;

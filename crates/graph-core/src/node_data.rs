@@ -40,41 +40,17 @@ impl NodeSplit {
         val_frac: f64,
         rng: &mut R,
     ) -> Result<Self> {
-        for (name, v) in [("train_frac", train_frac), ("val_frac", val_frac)] {
-            if !v.is_finite() || !(0.0..=1.0).contains(&v) {
-                return Err(GraphError::InvalidParam {
-                    name,
-                    value: v.to_string(),
-                    reason: "must be a fraction in [0, 1]",
-                });
-            }
-        }
-        if train_frac + val_frac > 1.0 + 1e-12 {
-            return Err(GraphError::InvalidParam {
-                name: "val_frac",
-                value: val_frac.to_string(),
-                reason: "train_frac + val_frac exceeds 1",
-            });
-        }
-        let mut perm: Vec<usize> = (0..n).collect();
-        perm.shuffle(rng);
-        let n_train = ((train_frac * n as f64).round() as usize).min(n);
-        let n_val = ((val_frac * n as f64).round() as usize).min(n - n_train);
-        let mut s = Self {
-            train: vec![false; n],
-            val: vec![false; n],
-            test: vec![false; n],
+        let [train, val, test] = random_split_indices(n, train_frac, val_frac, rng)?;
+        let mask = |idx: &[usize]| {
+            let mut m = vec![false; n];
+            idx.iter().for_each(|&i| m[i] = true);
+            m
         };
-        for (i, &u) in perm.iter().enumerate() {
-            if i < n_train {
-                s.train[u] = true;
-            } else if i < n_train + n_val {
-                s.val[u] = true;
-            } else {
-                s.test[u] = true;
-            }
-        }
-        Ok(s)
+        Ok(Self {
+            train: mask(&train),
+            val: mask(&val),
+            test: mask(&test),
+        })
     }
 
     /// `(train, val, test)` sizes.
@@ -82,6 +58,52 @@ impl NodeSplit {
         let c = |m: &[bool]| m.iter().filter(|&&b| b).count();
         (c(&self.train), c(&self.val), c(&self.test))
     }
+}
+
+/// A seeded random three-way split of `0..n`: a uniform permutation, whose first
+/// `round(train_frac·n)` items train, the next `round(val_frac·n)` validate and the rest test.
+/// Each part keeps the permutation's order (mini-batch trainers use it as their first epoch order).
+///
+/// # Errors
+/// [`GraphError::InvalidParam`] when a fraction is not finite, not in [0, 1], or they sum above 1.
+///
+/// # Example
+/// ```
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+/// let [tr, va, te] = graph_core::random_split_indices(188, 0.8, 0.1, &mut rng)?;
+/// assert_eq!((tr.len(), va.len(), te.len()), (150, 19, 19));
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn random_split_indices<R: Rng + ?Sized>(
+    n: usize,
+    train_frac: f64,
+    val_frac: f64,
+    rng: &mut R,
+) -> Result<[Vec<usize>; 3]> {
+    for (name, v) in [("train_frac", train_frac), ("val_frac", val_frac)] {
+        if !v.is_finite() || !(0.0..=1.0).contains(&v) {
+            return Err(GraphError::InvalidParam {
+                name,
+                value: v.to_string(),
+                reason: "must be a fraction in [0, 1]",
+            });
+        }
+    }
+    if train_frac + val_frac > 1.0 + 1e-12 {
+        return Err(GraphError::InvalidParam {
+            name: "val_frac",
+            value: val_frac.to_string(),
+            reason: "train_frac + val_frac exceeds 1",
+        });
+    }
+    let mut perm: Vec<usize> = (0..n).collect();
+    perm.shuffle(rng);
+    let n_train = ((train_frac * n as f64).round() as usize).min(n);
+    let n_val = ((val_frac * n as f64).round() as usize).min(n - n_train);
+    let test = perm.split_off(n_train + n_val);
+    let val = perm.split_off(n_train);
+    Ok([perm, val, test])
 }
 
 /// One graph with node features (`n × d`, `f32`), class labels in `0..num_classes` and an

@@ -158,8 +158,9 @@ fn index_file_out_of_range() {
     assert!(e.ends_with("test.idx:2: index 2 out of range 0..2"), "{e}");
 }
 
-fn npy_u8(shape: &str, body: &[u8]) -> Vec<u8> {
-    let mut h = format!("{{'descr': '|u1', 'fortran_order': False, 'shape': {shape}, }}");
+/// An `.npy` v1.0 file with the given dtype, shape literal and raw little-endian body.
+fn npy(descr: &str, shape: &str, body: &[u8]) -> Vec<u8> {
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     while (11 + h.len()) % 64 != 0 {
         h.push(' ');
     }
@@ -171,22 +172,13 @@ fn npy_u8(shape: &str, body: &[u8]) -> Vec<u8> {
     out
 }
 
+fn npy_u8(shape: &str, body: &[u8]) -> Vec<u8> {
+    npy("|u1", shape, body)
+}
+
 fn npy_i8(vals: &[i64]) -> Vec<u8> {
-    let mut h = format!(
-        "{{'descr': '<i8', 'fortran_order': False, 'shape': ({},), }}",
-        vals.len()
-    );
-    while (11 + h.len()) % 64 != 0 {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    out.extend_from_slice(h.as_bytes());
-    for v in vals {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
+    let body: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    npy("<i8", &format!("({},)", vals.len()), &body)
 }
 
 #[test]

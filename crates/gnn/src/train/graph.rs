@@ -30,7 +30,7 @@ impl GraphSplit {
     /// the next `round(val_frac·n)` validate, the rest test.
     ///
     /// # Errors
-    /// [`Error::InvalidParam`] for fractions outside `[0, 1]` or summing above 1.
+    /// [`Error::Graph`] (invalid parameter) for fractions outside `[0, 1]` or summing above 1.
     ///
     /// # Example
     /// ```
@@ -45,31 +45,8 @@ impl GraphSplit {
         val_frac: f64,
         rng: &mut R,
     ) -> Result<Self> {
-        for (name, v) in [("train_frac", train_frac), ("val_frac", val_frac)] {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(Error::InvalidParam {
-                    name,
-                    value: v.to_string(),
-                    reason: "must be a fraction in [0, 1]",
-                });
-            }
-        }
-        if train_frac + val_frac > 1.0 + 1e-12 {
-            return Err(Error::InvalidParam {
-                name: "val_frac",
-                value: val_frac.to_string(),
-                reason: "train_frac + val_frac exceeds 1",
-            });
-        }
-        let mut perm: Vec<usize> = (0..n).collect();
-        perm.shuffle(rng);
-        let nt = ((train_frac * n as f64).round() as usize).min(n);
-        let nv = ((val_frac * n as f64).round() as usize).min(n - nt);
-        Ok(Self {
-            train: perm[..nt].to_vec(),
-            val: perm[nt..nt + nv].to_vec(),
-            test: perm[nt + nv..].to_vec(),
-        })
+        let [train, val, test] = graph_core::random_split_indices(n, train_frac, val_frac, rng)?;
+        Ok(Self { train, val, test })
     }
 }
 

@@ -122,21 +122,13 @@ pub fn train_graph_model(
             "graph-level training needs a model with pooling".into(),
         ));
     }
-    let (din, dout) = model.io_dims();
-    if din != task.num_features() {
-        return Err(Error::Shape {
-            what: "model input width vs. features",
-            expected: task.num_features(),
-            got: din,
-        });
-    }
-    if dout != task.num_outputs() {
-        return Err(Error::Shape {
-            what: "model output width vs. targets",
-            expected: task.num_outputs(),
-            got: dout,
-        });
-    }
+    super::check_model_dims(
+        model,
+        task.num_features(),
+        task.num_outputs(),
+        "model output width vs. targets",
+    )?;
+    let dout = task.num_outputs();
     if split.train.is_empty() {
         return Err(Error::Empty("training graphs"));
     }

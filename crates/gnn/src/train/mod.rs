@@ -122,6 +122,32 @@ impl TrainConfig {
     }
 }
 
+/// Checks that `model` reads `features` columns and writes `outputs` columns; `what` names the
+/// output check in the error.
+fn check_model_dims(
+    model: &crate::model::ModelConfig,
+    features: usize,
+    outputs: usize,
+    what: &'static str,
+) -> Result<()> {
+    let (din, dout) = model.io_dims();
+    if din != features {
+        return Err(Error::Shape {
+            what: "model input width vs. features",
+            expected: features,
+            got: din,
+        });
+    }
+    if dout != outputs {
+        return Err(Error::Shape {
+            what,
+            expected: outputs,
+            got: dout,
+        });
+    }
+    Ok(())
+}
+
 /// One epoch's log.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EpochLog {

@@ -85,21 +85,12 @@ pub fn train_node_classifier(
             "a pooling (graph-level) model cannot classify nodes".into(),
         ));
     }
-    let (din, dout) = model.io_dims();
-    if din != task.num_features() {
-        return Err(Error::Shape {
-            what: "model input width vs. features",
-            expected: task.num_features(),
-            got: din,
-        });
-    }
-    if dout != task.num_classes() {
-        return Err(Error::Shape {
-            what: "model output width vs. classes",
-            expected: task.num_classes(),
-            got: dout,
-        });
-    }
+    super::check_model_dims(
+        model,
+        task.num_features(),
+        task.num_classes(),
+        "model output width vs. classes",
+    )?;
     let (train, val, test) = (
         mask_rows(&split.train),
         mask_rows(&split.val),

@@ -46,20 +46,7 @@ pub fn bagged_trees_proba(
     if trees == 0 {
         return invalid("trees", 0.0, "need at least one tree");
     }
-    if train.nrows() != labels.len() || train.nrows() == 0 {
-        return invalid(
-            "labels",
-            labels.len() as f64,
-            "need one label per training row",
-        );
-    }
-    if train.ncols() != test.ncols() {
-        return invalid(
-            "test",
-            test.ncols() as f64,
-            "must have the training columns",
-        );
-    }
+    super::check_train_test(train, labels, test)?;
     let classes = num_classes(labels);
     let n = train.nrows();
     let test = test.to_owned();

@@ -36,20 +36,7 @@ pub fn knn_proba(
     if k == 0 {
         return invalid("k", 0.0, "k-NN needs k >= 1");
     }
-    if train.nrows() != labels.len() || train.nrows() == 0 {
-        return invalid(
-            "labels",
-            labels.len() as f64,
-            "need one label per training row",
-        );
-    }
-    if train.ncols() != test.ncols() {
-        return invalid(
-            "test",
-            test.ncols() as f64,
-            "must have the training columns",
-        );
-    }
+    super::check_train_test(train, labels, test)?;
     let k = k.min(train.nrows());
     let classes = num_classes(labels);
     let norms: Vec<f64> = train.outer_iter().map(|r| r.dot(&r)).collect();

@@ -244,6 +244,29 @@ where
 }
 
 /// Number of classes `max + 1` of the training and test labels.
+/// A labelled, non-empty training matrix and a test matrix with the same columns.
+pub(crate) fn check_train_test(
+    train: ArrayView2<'_, f64>,
+    labels: &[usize],
+    test: ArrayView2<'_, f64>,
+) -> Result<()> {
+    if train.nrows() != labels.len() || train.nrows() == 0 {
+        return invalid(
+            "labels",
+            labels.len() as f64,
+            "need one label per training row",
+        );
+    }
+    if train.ncols() != test.ncols() {
+        return invalid(
+            "test",
+            test.ncols() as f64,
+            "must have the training columns",
+        );
+    }
+    Ok(())
+}
+
 pub(crate) fn num_classes(y: &[usize]) -> usize {
     y.iter().max().map_or(0, |m| m + 1).max(2)
 }

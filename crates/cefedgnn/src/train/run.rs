@@ -231,15 +231,7 @@ pub fn simulate(
                 loss: mean(losses.into_iter()),
             });
         }
-        let preds = trainers
-            .iter_mut()
-            .zip(&halos)
-            .map(|(t, h)| t.predict(h))
-            .collect::<Result<Vec<_>>>()?;
-        let per: Vec<Vec<usize>> = trainers
-            .iter()
-            .map(|t| t.view.own.iter().map(|&v| v as usize).collect())
-            .collect();
+        let (preds, per) = predict_all(&mut trainers, &halos)?;
         return finish(
             task,
             cfg,
@@ -311,15 +303,7 @@ pub fn simulate(
     for ((c, t), h) in clients.iter_mut().zip(&mut trainers).zip(&mut halos) {
         receive(c, t, h, &mut net, cfg.share_gradient)?;
     }
-    let preds = trainers
-        .iter_mut()
-        .zip(&halos)
-        .map(|(t, h)| t.predict(h))
-        .collect::<Result<Vec<_>>>()?;
-    let per: Vec<Vec<usize>> = trainers
-        .iter()
-        .map(|t| t.view.own.iter().map(|&v| v as usize).collect())
-        .collect();
+    let (preds, per) = predict_all(&mut trainers, &halos)?;
     let log = server.traffic();
     let up: u64 = log
         .records()
@@ -356,6 +340,23 @@ pub fn simulate(
         privacy,
         start,
     )
+}
+
+/// Per client: predictions for all its local nodes, and the global ids of its own nodes.
+type Predictions = (Vec<Vec<u32>>, Vec<Vec<usize>>);
+
+/// Every client's predictions for all its nodes, and the global ids of its own nodes.
+fn predict_all(trainers: &mut [Trainer], halos: &[HaloTable]) -> Result<Predictions> {
+    let preds = trainers
+        .iter_mut()
+        .zip(halos)
+        .map(|(t, h)| t.predict(h))
+        .collect::<Result<Vec<_>>>()?;
+    let per = trainers
+        .iter()
+        .map(|t| t.view.own.iter().map(|&v| v as usize).collect())
+        .collect();
+    Ok((preds, per))
 }
 
 fn receive(

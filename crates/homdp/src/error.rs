@@ -115,6 +115,15 @@ pub enum HomdpError {
     /// An error from graph-core (building a clipped graph).
     #[error(transparent)]
     Graph(#[from] GraphError),
+    /// An error from gnn (training the GIN baseline).
+    #[error(transparent)]
+    Gnn(Box<gnn::Error>),
+}
+
+impl From<gnn::Error> for HomdpError {
+    fn from(e: gnn::Error) -> Self {
+        Self::Gnn(Box::new(e))
+    }
 }
 
 /// `Result` with [`HomdpError`] as the default error type.

@@ -94,11 +94,15 @@ pub struct Protocol {
     pub model: Downstream,
     /// Run the re-identification attack.
     pub attack: bool,
+    /// Let the attack also match on the public `|V(G)|` column (when `append_num_nodes`).
+    /// `false` (the paper's threat model and the reference code): the adversary matches the
+    /// noisy densities alone against the clean densities.
+    pub attack_num_nodes: bool,
 }
 
 impl Protocol {
     /// The paper's protocol with model `model`: component-aware bound, no Δ, no clipping, no
-    /// `|V(G)|` column, clean test rows, δ = 1e-6, attack on.
+    /// `|V(G)|` column, clean test rows, δ = 1e-6, attack on (on the densities only).
     pub fn new(model: Downstream) -> Self {
         Self {
             degree_bound: None,
@@ -109,6 +113,7 @@ impl Protocol {
             delta: 1e-6,
             model,
             attack: true,
+            attack_num_nodes: false,
         }
     }
 }
@@ -167,7 +172,11 @@ pub struct EvalData<'a> {
 
 /// Releases all `graphs` privately at `rho` (`None`: the non-private baseline, no noise),
 /// trains `protocol.model` on the released training rows and scores it on the test rows, and
-/// runs the re-identification attack of the released vectors against `clean`.
+/// runs the re-identification attack of the released vectors against `clean` (on the density
+/// columns only unless `protocol.attack_num_nodes`).
+///
+/// The scaler (and the PCA of [`Downstream::PcaKnn`]) is fitted on the released (noisy)
+/// training rows and applied to the clean test rows, as in the reference code.
 ///
 /// # Arguments
 /// * `data` — see [`EvalData`];
@@ -248,7 +257,17 @@ pub fn evaluate<R: CryptoRng + ?Sized>(
     )?;
     let t2 = Instant::now();
     let (top1, top10) = if protocol.attack {
-        let r = reidentification(clean, released.view(), &[1, 10])?;
+        // Without `attack_num_nodes` the public |V(G)| column (the last one) is left out.
+        let cols = if protocol.attack_num_nodes {
+            cols
+        } else {
+            patterns.len()
+        };
+        let r = reidentification(
+            clean.slice(ndarray::s![.., ..cols]),
+            released.slice(ndarray::s![.., ..cols]),
+            &[1, 10],
+        )?;
         (Some(r[0]), Some(r[1]))
     } else {
         (None, None)
@@ -335,6 +354,39 @@ mod tests {
         assert!(noisy.attack_top1.expect("attack run") < 0.1, "{noisy:?}");
         assert!(noisy.guarantee.expect("private").eps() < 0.05);
         assert!(noisy.mean_sigma > 1.0);
+        Ok(())
+    }
+
+    #[test]
+    fn attack_leaves_out_the_node_count_unless_asked() -> Result<()> {
+        // K_{a,a} are blow-ups of K2: all their densities agree, only |V(G)| = 2a differs.
+        let graphs: Vec<Graph> = (1..=12u32)
+            .map(|a| {
+                let edges: Vec<(u32, u32)> = (0..a)
+                    .flat_map(|u| (a..2 * a).map(move |v| (u, v)))
+                    .collect();
+                Graph::from_edges(2 * a as usize, &edges)
+            })
+            .collect::<std::result::Result<_, _>>()?;
+        let labels = Labels::Class((0..12).map(|i| i % 2).collect());
+        let pats = vec![Pattern::path(3)?, Pattern::cycle(4)?];
+        let clean = clean_features(&pats, &graphs, true)?;
+        let split = Split::holdout(graphs.len(), 0.25, 1)?;
+        let mut proto = Protocol::new(Downstream::Knn { k: 1 });
+        proto.append_num_nodes = true;
+        let data = EvalData {
+            patterns: &pats,
+            graphs: &graphs,
+            labels: &labels,
+            split: &split,
+            clean: clean.view(),
+        };
+        let paper = evaluate(&data, None, &proto, &mut seeded_rng(1), 0)?;
+        // Identical density vectors: only the first of the twelve is found at top-1.
+        assert_eq!(paper.attack_top1, Some(1.0 / 12.0));
+        proto.attack_num_nodes = true;
+        let with_n = evaluate(&data, None, &proto, &mut seeded_rng(1), 0)?;
+        assert_eq!(with_n.attack_top1, Some(1.0));
         Ok(())
     }
 

@@ -16,13 +16,15 @@
 //! - [`embed`] with [`EmbeddingParams`]: the private embedding, returned together with its
 //!   guarantee;
 //! - [`reidentification`]: the paper's re-identification attack (top-k rates);
+//! - [`gin_baseline`] with [`EdgePerturbation`]: the paper's GIN baselines on graphs perturbed
+//!   by randomized response (RR) or degree-preserving RR (DPRR);
 //! - [`downstream`] (scaling, PCA, k-NN, bagged linfa trees, linear SVR) and [`metrics`];
 //!   [`evaluate`] with [`Protocol`] and [`Split`]: the paper's evaluation protocol.
 //!
 //! Design notes: `shared/design/HOMDP.md`.
 //!
 //! # Architecture invariants
-//! - Depends on `graph-core` and `dp-core` (and later `gnn`); never on the other paper crates.
+//! - Depends on `graph-core`, `dp-core` and `gnn`; never on the other paper crates.
 //! - Exact counts never wrap: overflow is [`HomdpError::Overflow`]. Densities are computed in a
 //!   scaled arithmetic in which every intermediate lies in `[0, 1]`.
 //! - Privacy numbers come with the release that they describe ([`PrivateEmbedding::guarantee`]);
@@ -40,6 +42,7 @@
 //! ```
 
 mod attack;
+mod baselines;
 mod count;
 pub mod downstream;
 mod embed;
@@ -51,6 +54,9 @@ mod pattern;
 mod sensitivity;
 
 pub use attack::{reidentification, reidentification_ranks};
+pub use baselines::{
+    BaselineFeatures, BaselineOutcome, EdgePerturbation, GinBaselineConfig, gin_baseline,
+};
 pub use count::{
     MAX_TABLE_ENTRIES, Method, density_matrix, hom_count, hom_count_with, hom_density,
     hom_density_exact, hom_density_with,

@@ -7,12 +7,12 @@
 
 use std::time::Instant;
 
-use ::homdp::downstream::{Downstream, Labels};
+use ::homdp::downstream::{Downstream, Labels, Scores};
 use ::homdp::{
-    EvalData, Outcome, Pattern, PatternSampler, Protocol, SensitivityBound, Split, clean_features,
-    evaluate,
+    BaselineFeatures, EdgePerturbation, EvalData, GinBaselineConfig, Outcome, Pattern,
+    PatternSampler, Protocol, SensitivityBound, Split, clean_features, evaluate, gin_baseline,
 };
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use graph_core::registry::{Dataset, data_dir};
 use graph_core::{Graph, Registry};
 use rand::SeedableRng;
@@ -24,7 +24,10 @@ use super::{Ctx, Effort};
 use crate::output::{Table, write};
 use crate::plot::{Scale, Series, line_plot};
 
-const NOT_RUN: &str = "not run: needs gnn GIN (later session)";
+/// RR / DPRR cells of the datasets without GNN baselines in the paper.
+const NOT_RUN: &str = "not run (the paper reports none)";
+/// ε of the RR / DPRR baselines (the paper: ε = 1).
+const BASELINE_EPS: f64 = 1.0;
 const DELTA: f64 = 1e-6;
 const BOUNDS: [(SensitivityBound, &str); 2] = [
     (SensitivityBound::ComponentAware, "components"),
@@ -40,6 +43,8 @@ struct Setting {
     metric: Metric,
     /// Paper: private value, private top-1 attack, non-private value, non-private top-1.
     paper: [f64; 4],
+    /// Paper: GIN on RR and on DPRR graphs (NaN: not reported).
+    paper_baselines: [f64; 2],
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -58,10 +63,13 @@ impl Metric {
         }
     }
     fn of(self, o: &Outcome) -> f64 {
+        self.of_scores(&o.scores)
+    }
+    fn of_scores(self, s: &Scores) -> f64 {
         match self {
-            Self::Auc => o.scores.roc_auc,
-            Self::Rmse => o.scores.rmse,
-            Self::Accuracy => o.scores.accuracy,
+            Self::Auc => s.roc_auc,
+            Self::Rmse => s.rmse,
+            Self::Accuracy => s.accuracy,
         }
         .unwrap_or(f64::NAN)
     }
@@ -83,6 +91,7 @@ fn settings() -> Vec<Setting> {
             append_num_nodes: false,
             metric: Metric::Auc,
             paper: [0.692, 3.2e-4, 0.745, 0.560],
+            paper_baselines: [0.488, 0.595],
         },
         Setting {
             name: "BACE",
@@ -91,6 +100,7 @@ fn settings() -> Vec<Setting> {
             append_num_nodes: false,
             metric: Metric::Auc,
             paper: [0.652, 4.2e-3, 0.752, 0.629],
+            paper_baselines: [0.457, 0.648],
         },
         Setting {
             name: "BBBP",
@@ -102,6 +112,7 @@ fn settings() -> Vec<Setting> {
             append_num_nodes: false,
             metric: Metric::Auc,
             paper: [0.602, 4.0e-3, 0.644, 0.760],
+            paper_baselines: [0.440, 0.539],
         },
         Setting {
             name: "Lipophilicity",
@@ -113,6 +124,7 @@ fn settings() -> Vec<Setting> {
             append_num_nodes: false,
             metric: Metric::Rmse,
             paper: [1.086, 2.2e-3, 1.055, 0.559],
+            paper_baselines: [1.568, 1.499],
         },
         Setting {
             name: "REDDIT-BINARY",
@@ -124,6 +136,7 @@ fn settings() -> Vec<Setting> {
             append_num_nodes: true,
             metric: Metric::Auc,
             paper: [0.775, 0.046, 0.844, 0.999],
+            paper_baselines: [f64::NAN, f64::NAN],
         },
         Setting {
             name: "SBM",
@@ -132,6 +145,7 @@ fn settings() -> Vec<Setting> {
             append_num_nodes: false,
             metric: Metric::Accuracy,
             paper: [0.86, f64::NAN, 1.0, f64::NAN],
+            paper_baselines: [f64::NAN, f64::NAN],
         },
     ]
 }
@@ -147,7 +161,10 @@ struct Prepared {
 
 /// Effort-dependent sizes.
 struct Sizes {
+    /// Repetitions (pattern sets and noise draws) of the main table and Q1.
     reps: usize,
+    /// Repetitions of Q2 and of the privacy-utility curve.
+    side_reps: usize,
     max_train: usize,
     max_test: usize,
     sbm_per_class: usize,
@@ -157,12 +174,26 @@ struct Sizes {
     /// Only graphs with at most this many nodes (Q2: the treewidth-3 DP table `n^4` must stay
     /// within `homdp::MAX_TABLE_ENTRIES`).
     max_nodes: usize,
+    /// GIN baselines: training / validation / test graphs (seeded subsamples of the scaffold
+    /// split's parts), epochs, patience, repetitions.
+    gin: GinSizes,
+}
+
+#[derive(Clone, Copy)]
+struct GinSizes {
+    train: usize,
+    val: usize,
+    test: usize,
+    epochs: usize,
+    patience: usize,
+    reps: usize,
 }
 
 fn sizes(effort: Effort) -> Sizes {
     match effort {
         Effort::Quick => Sizes {
             reps: 1,
+            side_reps: 1,
             max_train: 1000,
             max_test: 250,
             sbm_per_class: 40,
@@ -170,16 +201,33 @@ fn sizes(effort: Effort) -> Sizes {
             q1_rhos: vec![1e-3, 1e-2, 1.0],
             q2_graphs: 100,
             max_nodes: usize::MAX,
+            gin: GinSizes {
+                train: 200,
+                val: 80,
+                test: 250,
+                epochs: 6,
+                patience: 3,
+                reps: 1,
+            },
         },
         Effort::Full => Sizes {
-            reps: 5,
+            reps: 3,
+            side_reps: 1,
             max_train: usize::MAX,
             max_test: usize::MAX,
             sbm_per_class: 100,
             curve_rhos: vec![1e-4, 1e-3, 1e-2, 1e-1, 1.0],
             q1_rhos: vec![1e-4, 1e-3, 1e-2, 1e-1, 1.0],
-            q2_graphs: 2000,
+            q2_graphs: 500,
             max_nodes: usize::MAX,
+            gin: GinSizes {
+                train: 1000,
+                val: 250,
+                test: 1000,
+                epochs: 12,
+                patience: 4,
+                reps: 1,
+            },
         },
     }
 }
@@ -359,6 +407,7 @@ fn sweep(
                 delta: DELTA,
                 model,
                 attack,
+                attack_num_nodes: false,
             };
             let mut noise = ChaCha20Rng::seed_from_u64(seed ^ 0x004e_4f49_5345);
             let o = evaluate(
@@ -378,6 +427,101 @@ fn sweep(
         }
     }
     Ok(aggs)
+}
+
+/// GIN baselines of one dataset: test scores of GIN on RR and on DPRR graphs per repetition.
+struct Baselines {
+    rr: Vec<f64>,
+    dprr: Vec<f64>,
+    /// ε1 of DPRR (ε2 = ε − ε1).
+    eps1: f64,
+    /// Graphs used: training, validation, test.
+    sizes: [usize; 3],
+    /// Mean edge ratio (perturbed / clean training graphs) of RR and DPRR.
+    edge_ratio: [f64; 2],
+}
+
+/// The paper's RR / DPRR baselines on dataset `name` (`None` when it is not installed): GIN
+/// trained on perturbed training and validation graphs (seeded subsamples of the scaffold
+/// split), scored on clean test graphs.
+fn gin_baselines(
+    ctx: &Ctx,
+    tag: u64,
+    name: &str,
+    metric: Metric,
+    g: GinSizes,
+) -> Result<Option<Baselines>> {
+    let spec = Registry::embedded().get(name)?;
+    if !spec.is_installed(&data_dir()) {
+        return Ok(None);
+    }
+    let Dataset::Graphs(ds) = spec.load(&data_dir())? else {
+        bail!("{name} is not a graph collection");
+    };
+    let part = |p: &str| -> Result<Vec<usize>> {
+        Ok(ds
+            .split(p)
+            .with_context(|| format!("{name} has no {p} split"))?
+            .to_vec())
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(ctx.seed ^ 0x0047_494e);
+    let mut pick = |v: Vec<usize>, m: usize| {
+        let mut v = v;
+        if v.len() > m {
+            v.shuffle(&mut rng);
+            v.truncate(m);
+        }
+        v.sort_unstable();
+        v
+    };
+    let split = gnn::GraphSplit {
+        train: pick(part("train")?, g.train),
+        val: pick(part("valid")?, g.val),
+        test: pick(part("test")?, g.test),
+    };
+    let labels = Labels::from_targets(ds.targets());
+    let n_max = ds.graphs().iter().map(Graph::num_nodes).max().unwrap_or(0);
+    let dprr = EdgePerturbation::dprr_paper(BASELINE_EPS, n_max)?;
+    let EdgePerturbation::DegreePreserving { eps1, .. } = dprr else {
+        unreachable!("dprr_paper gives DPRR")
+    };
+    let rr = EdgePerturbation::RandomizedResponse { eps: BASELINE_EPS };
+    let mut out = Baselines {
+        rr: Vec::new(),
+        dprr: Vec::new(),
+        eps1,
+        sizes: [split.train.len(), split.val.len(), split.test.len()],
+        edge_ratio: [0.0; 2],
+    };
+    for rep in 0..g.reps {
+        let seed = rep_seed(ctx, tag, rep);
+        let cfg = GinBaselineConfig {
+            features: BaselineFeatures::Ones,
+            max_epochs: g.epochs,
+            patience: Some(g.patience),
+            seed,
+            ..GinBaselineConfig::paper()
+        };
+        for (k, p) in [rr, dprr].iter().enumerate() {
+            let mut noise = ChaCha20Rng::seed_from_u64(seed ^ (0x5252 + k as u64));
+            let o = gin_baseline(
+                ds.graphs(),
+                ds.node_labels(),
+                &labels,
+                &split,
+                p,
+                &cfg,
+                &mut noise,
+            )?;
+            out.edge_ratio[k] += o.edge_ratio / g.reps as f64;
+            if k == 0 {
+                out.rr.push(metric.of_scores(&o.scores));
+            } else {
+                out.dprr.push(metric.of_scores(&o.scores));
+            }
+        }
+    }
+    Ok(Some(out))
 }
 
 fn forests(d: usize) -> impl Fn(&mut ChaCha8Rng) -> Result<Vec<Pattern>> {
@@ -421,6 +565,8 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
             "graphs",
             "rr",
             "dprr",
+            "paper_rr",
+            "paper_dprr",
         ],
     );
     t.meta = base_meta(ctx, &sz);
@@ -430,6 +576,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     );
     let mut main_series = Vec::new();
     let mut prepared = Vec::new();
+    let mut baseline_notes: Vec<String> = Vec::new();
     for (tag, s) in settings.iter().enumerate() {
         let start = Instant::now();
         let Some(p) = prepare(s.name, &sz, ctx.seed)? else {
@@ -449,8 +596,10 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
                 num(s.paper[1]),
                 Value::Null,
                 Value::Null,
-                json!(NOT_RUN),
-                json!(NOT_RUN),
+                json!("not installed"),
+                json!("not installed"),
+                num(s.paper_baselines[0]),
+                num(s.paper_baselines[1]),
             ]);
             prepared.push(None);
             continue;
@@ -467,6 +616,27 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
             (None, SensitivityBound::ComponentAware),
         ];
         let aggs = sweep(ctx, tag as u64, &p, s, sz.reps, pats, &grid, true)?;
+        let baseline = if s.paper_baselines[0].is_nan() {
+            None
+        } else {
+            let b = gin_baselines(ctx, 400 + tag as u64, s.name, s.metric, sz.gin)?;
+            if let Some(b) = &b {
+                baseline_notes.push(format!(
+                    "{}: GIN on {} / {} / {} train / validation / test graphs, {} repetition(s); DPRR eps1 = {:.4}, eps2 = {:.4}; edges of the perturbed training graphs / clean: RR {:.2}, DPRR {:.2}.",
+                    s.name, b.sizes[0], b.sizes[1], b.sizes[2], b.rr.len(), b.eps1, BASELINE_EPS - b.eps1, b.edge_ratio[0], b.edge_ratio[1]
+                ));
+            }
+            b
+        };
+        let cell = |v: Option<&Vec<f64>>| match v {
+            Some(v) => num(mean_std(v).0),
+            None if s.paper_baselines[0].is_nan() => json!(NOT_RUN),
+            None => json!("not installed"),
+        };
+        let (rr_cell, dprr_cell) = (
+            cell(baseline.as_ref().map(|b| &b.rr)),
+            cell(baseline.as_ref().map(|b| &b.dprr)),
+        );
         let labels = ["components", "paper", "-"];
         let mut pts = Vec::new();
         for (k, a) in aggs.iter().enumerate() {
@@ -489,8 +659,10 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
                 num(if private { s.paper[1] } else { s.paper[3] }),
                 json!(a.clipped),
                 json!(p.graphs.len()),
-                json!(NOT_RUN),
-                json!(NOT_RUN),
+                rr_cell.clone(),
+                dprr_cell.clone(),
+                num(s.paper_baselines[0]),
+                num(s.paper_baselines[1]),
             ]);
         }
         main_series.push(Series {
@@ -508,10 +680,16 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     t.notes.push("Degree bounds Delta: HIV 10, BACE/BBBP/Lipophilicity 6, REDDIT-BINARY none (Delta = n), SBM 133 (the paper's 132.47 rounded up). Graphs above Delta are clipped (count in `clipped`).".into());
     t.notes.push("Splits: the scaffold train/test files of the molecule sets (valid unused); REDDIT-BINARY and SBM 80/20 with the run seed. REDDIT-BINARY appends |V(G)| (public). SBM uses the cycle densities C3, C4.".into());
     t.notes.push("BBBP: bagged linfa CART trees (bootstrap, all features; linfa has no per-split feature sampling); Lipophilicity: linfa-svm linear epsilon-SVR.".into());
+    if ctx.effort == Effort::Full {
+        t.notes.push(format!("--full: all graphs, {} repetitions (fresh pattern set and noise each; the reference code averages three pattern-set runs); Q2 ({} HIV graphs) and the privacy-utility curve use {} repetition(s) to fit about 40 minutes on 2 shared cores.", sz.reps, sz.q2_graphs, sz.side_reps));
+    }
     if ctx.effort == Effort::Quick {
         t.notes.push(format!("--quick: at most {} training and {} test graphs per dataset (seeded subsample; k of k-NN scaled by the training share), {} SBM graphs per class, {} repetition(s). The attack runs over the subsample.", sz.max_train, sz.max_test, sz.sbm_per_class, sz.reps));
     }
-    t.notes.push(format!("RR / DPRR baselines: {NOT_RUN}."));
+    t.notes.push(format!("rr / dprr: the paper's GNN baselines at eps = {BASELINE_EPS}, the same value on each row of a dataset: GIN (gnn `homdp-gin`: 5 layers, hidden 300, mean pool; all-ones node features, as the reference code, which drops the atom features for a structure-only comparison) trained on graphs perturbed by randomized response (RR: each unordered node pair of a graph flipped once w.p. 1/(1+e^eps); per-graph edge-level eps-DP, the paper's notion) or degree-preserving RR (DPRR, Hidano & Murakami: eps1 = max(0.1, sqrt(8/(n_max-1))) for Laplace degrees, eps2 = eps - eps1 for RR, per-node sampling; eps per adjacency list as in the paper, <= 2 eps per-graph edge-level since an edge lies in two lists); training and validation graphs perturbed, test graphs clean. Adam lr 1e-3, batch 64, no weight decay, at most {} epochs, best weights by the perturbed validation loss with patience {} (reference: 100 epochs, best validation ROC-AUC / RMSE, L1 loss for Lipophilicity where gnn uses MSE, 3 seeds); seeded subsamples of the scaffold split (at most {} train / {} validation / {} test graphs) to fit 2 CPU cores. REDDIT-BINARY / SBM: {NOT_RUN}.", sz.gin.epochs, sz.gin.patience, sz.gin.train, sz.gin.val, sz.gin.test));
+    t.notes.extend(baseline_notes);
+    t.notes.push("Attack: each graph's released vector is matched against the clean vectors of all graphs on the density columns only (REDDIT-BINARY's public |V(G)| column is left out, as in the reference code, which attacks before appending it; homdp::Protocol::attack_num_nodes includes it).".into());
+    t.notes.push("Scaling: the scaler (REDDIT-BINARY: PCA(5), then the scaler, the reference's order) is fitted on the noisy training rows and applied to the clean test rows, as the reference code does.".into());
     t.write(&dir, "main")?;
     md += &t.markdown();
     write(&dir, "main.svg", line_plot("Score per dataset: 0 = rho 0.01 components bound, 1 = rho 0.01 paper bound, 2 = non-private", "setting", "ROC-AUC / RMSE / accuracy", Scale::Linear, Scale::Linear, &main_series).as_bytes())?;
@@ -620,6 +798,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
         ],
     );
     q2.meta = base_meta(ctx, &sz);
+    q2.meta.insert("repetitions".into(), json!(sz.side_reps));
     if prepared[hiv].is_some() {
         let q2_sz = Sizes {
             max_train: sz.q2_graphs * 4 / 5,
@@ -648,7 +827,16 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
                 PatternSampler::partial_ktrees(tw)?
             };
             let pats = move |rng: &mut ChaCha8Rng| Ok(sampler.sample_many(d, rng));
-            let aggs = sweep(ctx, 200 + tw as u64, &p, s, sz.reps, &pats, &grid, true)?;
+            let aggs = sweep(
+                ctx,
+                200 + tw as u64,
+                &p,
+                s,
+                sz.side_reps,
+                &pats,
+                &grid,
+                true,
+            )?;
             for (k, a) in aggs.iter().enumerate() {
                 let (m, sd) = mean_std(&a.metric);
                 series[k].points.push((tw as f64, m));
@@ -703,6 +891,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
         ],
     );
     c.meta = base_meta(ctx, &sz);
+    c.meta.insert("repetitions".into(), json!(sz.side_reps));
     c.meta.insert("rhos".into(), json!(sz.curve_rhos));
     let mut series = Vec::new();
     for (tag, (s, p)) in settings.iter().zip(&prepared).enumerate() {
@@ -732,7 +921,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
         } else {
             &forests(d)
         };
-        let aggs = sweep(ctx, 300 + tag as u64, p, s, sz.reps, pats, &grid, true)?;
+        let aggs = sweep(ctx, 300 + tag as u64, p, s, sz.side_reps, pats, &grid, true)?;
         for (b, bname) in BOUNDS {
             series.push(Series {
                 name: format!("{} ({bname})", s.name),

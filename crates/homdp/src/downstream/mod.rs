@@ -22,8 +22,9 @@ use ndarray::{Array2, ArrayView2};
 use crate::error::{HomdpError, Result, invalid};
 use crate::metrics::{accuracy, rmse, roc_auc};
 
-/// Downstream model (hyper-parameters as in the paper's evaluation; every model first
-/// standard-scales the features with the training rows' mean and deviation).
+/// Downstream model (hyper-parameters as in the paper's evaluation; every model standard-scales
+/// its inputs with the training rows' mean and deviation: the features, or for
+/// [`Downstream::PcaKnn`] the principal components).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum Downstream {
     /// k-nearest-neighbour vote (Euclidean); probability = share of positive neighbours.
@@ -31,7 +32,8 @@ pub enum Downstream {
         /// Neighbours (capped at the number of training rows).
         k: usize,
     },
-    /// `components`-dimensional PCA of the scaled features, then k-NN.
+    /// `components`-dimensional PCA of the raw (unscaled) features, standard scaling of the
+    /// components, then k-NN (the reference code's order for the social datasets).
     PcaKnn {
         /// PCA components.
         components: usize,
@@ -126,7 +128,7 @@ pub struct Scores {
 
 /// Fits `model` on `(x_train, y_train)` and scores it on `(x_test, y_test)`.
 ///
-/// Features are standard-scaled with the training rows' statistics first. `seed` drives the
+/// Features are standard-scaled with the training rows' statistics first ([`Downstream::PcaKnn`]: after the PCA). `seed` drives the
 /// bootstrap of the bagged trees (the other models are deterministic).
 ///
 /// # Errors
@@ -175,8 +177,11 @@ pub fn fit_evaluate(
             classification_scores(&tr, ytr, &te, yte, |a, y, b| knn_proba(a, y, b, *k))
         }
         (Downstream::PcaKnn { components, k }, Labels::Class(ytr), Labels::Class(yte)) => {
-            let pca = Pca::fit(tr.view(), *components)?;
-            let (ptr, pte) = (pca.transform(tr.view()), pca.transform(te.view()));
+            // The reference's order: PCA of the raw features, then scaling of the components.
+            let pca = Pca::fit(x_train, *components)?;
+            let (ptr, pte) = (pca.transform(x_train), pca.transform(x_test));
+            let scaler = StandardScaler::fit(ptr.view())?;
+            let (ptr, pte) = (scaler.transform(ptr.view()), scaler.transform(pte.view()));
             classification_scores(&ptr, ytr, &pte, yte, |a, y, b| knn_proba(a, y, b, *k))
         }
         (Downstream::RandomForest { trees, min_split }, Labels::Class(ytr), Labels::Class(yte)) => {

@@ -87,7 +87,8 @@ struct Epoch {
 }
 
 impl Epoch {
-    fn new(task: &NodeTask, name: &str) -> Self {
+    /// `fused`: the default fused sparse kernels, else burn's generic gather/scatter ops.
+    fn new(task: &NodeTask, name: &str, fused: bool) -> Self {
         let plain = Device::flex();
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let cfg = ModelConfig::by_name(name, task.num_features(), task.num_classes())
@@ -108,7 +109,11 @@ impl Epoch {
             optim: AdamConfig::new()
                 .with_weight_decay(Some(WeightDecayConfig::new(1e-5)))
                 .init(),
-            input: GraphInput::from_node_task(task, &plain),
+            input: {
+                let mut input = GraphInput::from_node_task(task, &plain);
+                input.graph = input.graph.with_fused_kernels(fused);
+                input
+            },
             train_idx: Tensor::from_data(TensorData::new(train, [m]), &plain),
             target: Tensor::from_data(TensorData::new(onehot, [m, c]), &plain),
             drop: DropoutRng::new(&mut rng),
@@ -130,6 +135,8 @@ impl Epoch {
     }
 }
 
+/// Each configuration twice, side by side: with the fused kernels (the default) and with
+/// burn's generic ops (`_generic`), so that their ratio is measured under the same load.
 fn bench(c: &mut Criterion) {
     let cora = cora();
     let mut group = c.benchmark_group("epoch");
@@ -139,17 +146,31 @@ fn bench(c: &mut Criterion) {
         ("cora_gat", "edgerefine-gat"),
         ("cora_gin", "edgerefine-gin"),
     ] {
-        let mut e = Epoch::new(&cora, name);
-        e.step();
-        group.bench_function(label, |b| b.iter(|| e.step()));
+        for fused in [true, false] {
+            let mut e = Epoch::new(&cora, name, fused);
+            e.step();
+            let label = if fused {
+                label.to_string()
+            } else {
+                format!("{label}_generic")
+            };
+            group.bench_function(label, |b| b.iter(|| e.step()));
+        }
     }
     group.finish();
     let big = big_graph();
     let mut group = c.benchmark_group("epoch_large");
     group.sample_size(10);
-    let mut e = Epoch::new(&big, "edgerefine-gcn");
-    e.step();
-    group.bench_function("gcn_100k_nodes_1m_edges", |b| b.iter(|| e.step()));
+    for fused in [true, false] {
+        let mut e = Epoch::new(&big, "edgerefine-gcn", fused);
+        e.step();
+        let label = if fused {
+            "gcn_100k_nodes_1m_edges"
+        } else {
+            "gcn_100k_nodes_1m_edges_generic"
+        };
+        group.bench_function(label, |b| b.iter(|| e.step()));
+    }
     group.finish();
 }
 

@@ -3,7 +3,10 @@
 //! - [`layers`]: GCN, GraphSAGE-mean, GAT (multi-head, attention dropout, edge weights), GIN
 //!   (learnable ε), GINE (GIN with edge features) and dense layers on index-based message passing (`select` gathers source
 //!   rows, `select_assign(.., IndexingUpdateOp::Add)` scatter-adds into destinations), plus mean
-//!   and sum pooling over block-diagonally packed batches.
+//!   and sum pooling over block-diagonally packed batches. On the flex backend, GCN and GAT
+//!   aggregation, GAT's edge softmax, sparse-feature projections, ELU and dropout run as fused
+//!   CSR/elementwise kernels with hand-written backward passes (same results up to f32
+//!   rounding; [`GraphTensors::with_fused_kernels`] switches them off).
 //! - [`model`]: the [`Gnn`] module and burn-style configs ([`GcnConfig`], [`GatConfig`], …);
 //!   [`ModelConfig::by_name`] gives the papers' models (EdgeRefine, HOMDP).
 //! - [`data`]: validated host-side inputs ([`NodeTask`], [`GraphBatch`], [`GraphTask`]) from
@@ -42,6 +45,7 @@
 
 pub mod data;
 mod error;
+mod kernels;
 pub mod layers;
 pub mod metrics;
 pub mod model;

@@ -11,6 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::kernels::{self, Pointwise};
 use crate::layers::{GatConv, GcnConv, GinConv, GineConv, Linear, Pooling, SageConv, pool};
 use crate::tensors::{DropoutRng, GraphInput, GraphTensors, Input, dropout};
 
@@ -30,6 +31,17 @@ pub enum Activation {
 impl Activation {
     /// Applies the activation.
     pub fn apply(self, x: Tensor<2>) -> Tensor<2> {
+        self.apply_with(x, true)
+    }
+
+    /// [`Activation::apply`], with ELU as a fused kernel when `fused`.
+    pub(crate) fn apply_with(self, x: Tensor<2>, fused: bool) -> Tensor<2> {
+        if fused
+            && self == Self::Elu
+            && let Some(y) = kernels::pointwise(&x, Pointwise::Elu(1.0))
+        {
+            return y;
+        }
         match self {
             Self::Relu => relu(x),
             Self::Elu => elu(x, 1.0),
@@ -154,10 +166,10 @@ impl Gnn {
         } else {
             self.dropout
         };
-        let x = x.dropout(p, rng.as_deref_mut());
+        let x = x.dropout_with(p, rng.as_deref_mut(), graph.fused);
         let z = layer.forward(&x, graph, rng);
         Ok(if index + 1 < self.layers.len() || self.pooling.is_some() {
-            self.activation.apply(z)
+            self.activation.apply_with(z, graph.fused)
         } else {
             z
         })

@@ -3,14 +3,17 @@
 //! [`GraphInput`]; plus the counter-based dropout RNG ([`DropoutRng`]).
 //!
 //! All normalisation constants (GCN's `w / sqrt(deg_u deg_v)`, mean-aggregation `1/deg`, GAT's
-//! log edge weights) are computed once on the host when the input is uploaded.
+//! log edge weights) and the CSR structure of the fused kernels are computed once on the host
+//! when the input is uploaded.
 
 use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor, TensorData};
 use ndarray::Array2;
 use rand::Rng;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 use crate::data::{EdgeList, GraphBatch, NodeTask};
+use crate::kernels::{self, Csr};
 
 /// Node features on the device: dense rows, or a sparse COO matrix (used automatically when at
 /// most 10 % of the entries are non-zero, e.g. bag-of-words features). Both give the same
@@ -78,7 +81,15 @@ impl Input {
     }
 
     /// `X · W` for `W: [d, out]`.
+    ///
+    /// Sparse features use the fused sparse-dense kernel when the tensors are on the flex
+    /// backend (inside the GNN layers, [`GraphTensors::with_fused_kernels`] decides).
     pub fn project(&self, weight: Tensor<2>) -> Tensor<2> {
+        self.project_with(weight, true)
+    }
+
+    /// [`Input::project`], with the fused kernel for sparse features only when `fused`.
+    pub(crate) fn project_with(&self, weight: Tensor<2>, fused: bool) -> Tensor<2> {
         match self {
             Self::Dense(x) => x.clone().matmul(weight),
             Self::Sparse {
@@ -87,6 +98,12 @@ impl Input {
                 values,
                 shape,
             } => {
+                if fused
+                    && let Some(csr) = sparse_pattern(rows, cols, *shape)
+                    && let Some(out) = kernels::spmm(&csr, values, &weight)
+                {
+                    return out;
+                }
                 let out = weight.dims()[1];
                 let msgs = weight.select(0, cols.clone()) * values.clone();
                 Tensor::zeros([shape[0], out], (&msgs.device(), msgs.dtype())).select_assign(
@@ -101,12 +118,18 @@ impl Input {
 
     /// Inverted dropout with rate `p` (no-op when `rng` is `None` or `p == 0`).
     pub fn dropout(self, p: f64, rng: Option<&mut DropoutRng>) -> Self {
+        self.dropout_with(p, rng, true)
+    }
+
+    /// [`Input::dropout`], with the fused elementwise kernel only when `fused`.
+    pub(crate) fn dropout_with(self, p: f64, rng: Option<&mut DropoutRng>, fused: bool) -> Self {
         let Some(rng) = rng else { return self };
         if p <= 0.0 {
             return self;
         }
+        let dropout = |x, rng| dropout_with(x, p, Some(rng), fused);
         match self {
-            Self::Dense(x) => Self::Dense(dropout(x, p, Some(rng))),
+            Self::Dense(x) => Self::Dense(dropout(x, rng)),
             Self::Sparse {
                 rows,
                 cols,
@@ -115,7 +138,7 @@ impl Input {
             } => Self::Sparse {
                 rows,
                 cols,
-                values: dropout(values, p, Some(rng)),
+                values: dropout(values, rng),
                 shape,
             },
         }
@@ -139,6 +162,19 @@ impl Input {
             Self::Sparse { values, .. } => values.device(),
         }
     }
+}
+
+/// The CSR pattern of sparse features (rows × columns), built on the host once per pair of
+/// index tensors (see [`kernels::cached_pattern`]).
+fn sparse_pattern(
+    rows: &Tensor<1, Int>,
+    cols: &Tensor<1, Int>,
+    shape: [usize; 2],
+) -> Option<Arc<Csr>> {
+    kernels::cached_pattern(rows, cols, shape, || {
+        let host = |t: &Tensor<1, Int>| t.to_data().try_into_vec_as::<i64>().ok();
+        Csr::new(shape[0], shape[1], &host(rows)?, &host(cols)?).map(Arc::new)
+    })
 }
 
 impl From<Tensor<2>> for Input {
@@ -180,6 +216,12 @@ pub struct GraphTensors {
     pub(crate) gcn_norm: Tensor<2>,
     /// `ln w` per self-looped edge (None when unweighted), `[E + n, 1]`.
     pub(crate) log_weight_loop: Option<Tensor<2>>,
+    /// CSR of the self-looped edges, rows = destinations (entry order = `src_loop` order).
+    pub(crate) csr_loop: Option<Arc<Csr>>,
+    /// Whether `gcn_norm` over `csr_loop` is a symmetric matrix (undirected graphs).
+    pub(crate) gcn_symmetric: bool,
+    /// Use the fused kernels of [`crate::kernels`] where they apply.
+    pub(crate) fused: bool,
 }
 
 impl GraphTensors {
@@ -234,10 +276,13 @@ impl GraphTensors {
             .collect();
         let gcn_norm: Vec<f32> = (0..src_l.len())
             .map(|k| {
-                (f64::from(w_l[k]) * inv_sqrt[src_l[k] as usize] * inv_sqrt[dst_l[k] as usize])
+                // Symmetric in (src, dst), so that mirrored edges get bitwise equal weights.
+                (f64::from(w_l[k]) * (inv_sqrt[src_l[k] as usize] * inv_sqrt[dst_l[k] as usize]))
                     as f32
             })
             .collect();
+        let csr_loop = Csr::new(n, n, &dst_l, &src_l).map(Arc::new);
+        let gcn_symmetric = csr_loop.as_ref().is_some_and(|c| c.is_symmetric(&gcn_norm));
         let log_w = edges
             .weights
             .as_ref()
@@ -257,7 +302,24 @@ impl GraphTensors {
             dst_loop: int_tensor(dst_l, device),
             gcn_norm: column(gcn_norm, device),
             log_weight_loop: log_w,
+            csr_loop,
+            gcn_symmetric,
+            fused: true,
         }
+    }
+
+    /// Switches the fused sparse kernels (CSR message passing with hand-written backward
+    /// passes, on by default) on or off. Off, the layers use burn's generic gather/scatter
+    /// ops; both give the same results up to f32 rounding. Meant for benchmarks and tests that
+    /// compare the two.
+    pub fn with_fused_kernels(mut self, on: bool) -> Self {
+        self.fused = on;
+        self
+    }
+
+    /// Whether the fused sparse kernels are enabled (see [`GraphTensors::with_fused_kernels`]).
+    pub fn fused_kernels(&self) -> bool {
+        self.fused
     }
 
     /// Number of nodes.
@@ -370,19 +432,32 @@ impl DropoutRng {
 
     /// A keep-mask scaled by `1/(1-p)` with `len` entries.
     pub fn mask(&mut self, len: usize, p: f64) -> Vec<f32> {
+        self.masked(len, p, None)
+    }
+
+    /// The next mask (as [`DropoutRng::mask`]), multiplied into `x` when given.
+    pub(crate) fn masked(&mut self, len: usize, p: f64, x: Option<&[f32]>) -> Vec<f32> {
+        const CHUNK: usize = 1 << 14;
         let key = self.next_key();
         let threshold = (p * 65536.0).round() as u32;
         let scale = (1.0 / (1.0 - p)) as f32;
         let mut out = vec![0f32; len];
-        out.par_chunks_mut(1 << 14)
+        out.par_chunks_mut(CHUNK)
             .enumerate()
             .for_each(|(chunk, part)| {
+                // One hash per four elements, 16 bits each; branch-free so that it vectorises.
                 let base = (chunk as u64) << 12;
+                let src = x.map(|x| &x[chunk * CHUNK..chunk * CHUNK + part.len()]);
                 for (j, quad) in part.chunks_mut(4).enumerate() {
                     let h = splitmix(key.wrapping_add(base + j as u64));
                     for (k, v) in quad.iter_mut().enumerate() {
                         let r = ((h >> (16 * k)) & 0xffff) as u32;
-                        *v = if r >= threshold { scale } else { 0.0 };
+                        *v = f32::from(u8::from(r >= threshold)) * scale;
+                    }
+                }
+                if let Some(src) = src {
+                    for (v, &s) in part.iter_mut().zip(src) {
+                        *v *= s;
                     }
                 }
             });
@@ -398,13 +473,29 @@ fn splitmix(x: u64) -> u64 {
 }
 
 /// Inverted dropout on a tensor (identity when `rng` is `None` or `p <= 0`).
+///
+/// On flex tensors the mask is applied in one pass without a mask tensor in the autodiff
+/// graph; the result is the same as multiplying by [`DropoutRng::mask`].
 pub fn dropout<const D: usize>(x: Tensor<D>, p: f64, rng: Option<&mut DropoutRng>) -> Tensor<D> {
+    dropout_with(x, p, rng, true)
+}
+
+/// [`dropout`], with the fused elementwise kernel only when `fused`.
+pub(crate) fn dropout_with<const D: usize>(
+    x: Tensor<D>,
+    p: f64,
+    rng: Option<&mut DropoutRng>,
+    fused: bool,
+) -> Tensor<D> {
     let Some(rng) = rng else { return x };
     if p <= 0.0 {
         return x;
     }
     let dims = x.dims();
     let len: usize = dims.iter().product();
+    if fused && let Some(out) = kernels::masked_mul(&x, |src| rng.masked(len, p, src)) {
+        return out;
+    }
     let mask = rng.mask(len, p);
     let mask = Tensor::<D>::from_data(TensorData::new(mask, dims), (&x.device(), x.dtype()));
     x * mask
@@ -426,5 +517,75 @@ mod tests {
         // Binomial(1e5, 0.4): sd ≈ 0.0015; 5 sd band.
         assert!((kept - 0.4).abs() < 0.008, "kept {kept}");
         assert!(ma.iter().all(|&v| v == 0.0 || (v - 2.5).abs() < 1e-6));
+    }
+
+    #[test]
+    fn gcn_normalisation_is_recognised_as_symmetric_on_undirected_graphs() {
+        let undirected =
+            EdgeList::new(4, &[(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)]).unwrap();
+        let weighted = undirected
+            .clone()
+            .with_weights(vec![0.5, 0.5, 2.0, 2.0, 0.3, 0.3])
+            .unwrap();
+        let directed = EdgeList::new(4, &[(0, 1), (1, 0), (1, 2)]).unwrap();
+        let skewed = undirected
+            .clone()
+            .with_weights(vec![0.5, 0.6, 2.0, 2.0, 0.3, 0.3])
+            .unwrap();
+        let sym = |e: &EdgeList| GraphTensors::new(e, &Device::flex()).gcn_symmetric;
+        assert!(sym(&undirected) && sym(&weighted));
+        assert!(!sym(&directed) && !sym(&skewed));
+    }
+
+    #[test]
+    fn sparse_features_take_the_fused_projection() {
+        let mut a = Array2::<f32>::zeros((6, 20));
+        for k in 0..8 {
+            a[[k % 6, (k * 7) % 20]] = 1.0 + k as f32;
+        }
+        let x = Input::from_array(&a, &Device::flex()).dropout(0.5, None);
+        let Input::Sparse {
+            rows,
+            cols,
+            values,
+            shape,
+        } = &x
+        else {
+            panic!("8 of 120 entries are non-zero: sparse form expected");
+        };
+        let csr = sparse_pattern(rows, cols, *shape).expect("valid pattern");
+        let w = Tensor::<2>::ones([20, 3], &Device::flex().autodiff()).require_grad();
+        let fused = kernels::spmm(&csr, values, &w).expect("the fused kernel applies");
+        let host = |t: Tensor<2>| t.into_data().try_into_vec_as::<f32>().unwrap();
+        assert_eq!(host(fused), host(x.project_with(w, false)));
+    }
+
+    #[test]
+    fn fused_dropout_equals_the_mask_product_with_its_gradient() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        // Not a multiple of the chunk or quad size.
+        let (n, d) = (1000, 37);
+        let v: Vec<f32> = (0..n * d).map(|i| (i as f32 * 0.37).sin()).collect();
+        for device in [Device::flex(), Device::flex().autodiff()] {
+            let x = Tensor::<2>::from_data(TensorData::new(v.clone(), [n, d]), &device);
+            let x = if device.is_autodiff() {
+                x.require_grad()
+            } else {
+                x
+            };
+            let mut a = DropoutRng::new(&mut rng);
+            let mut b = a.clone();
+            let out = dropout(x.clone(), 0.6, Some(&mut a));
+            let mask = b.mask(n * d, 0.6);
+            let host = |t: Tensor<2>| t.into_data().try_into_vec_as::<f32>().unwrap();
+            let expected: Vec<f32> = v.iter().zip(&mask).map(|(x, m)| x * m).collect();
+            assert_eq!(host(out.clone()), expected);
+            // Both generators advanced by one call.
+            assert_eq!(a.mask(10, 0.5), b.mask(10, 0.5));
+            if device.is_autodiff() {
+                let g = out.sum().backward();
+                assert_eq!(host(x.grad(&g).unwrap()), mask);
+            }
+        }
     }
 }

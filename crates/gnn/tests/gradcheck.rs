@@ -143,9 +143,11 @@ fn check<M: Module>(module: M, loss: impl Fn(&M) -> Tensor<1>) {
 
 #[test]
 fn gcn_gradients_match_finite_differences() {
-    for weighted in [false, true] {
+    // Fused CSR kernels (the default) and burn's generic gather/scatter ops.
+    for (weighted, fused) in [(false, true), (true, true), (false, false), (true, false)] {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let (_, g) = graph(weighted);
+        let g = g.with_fused_kernels(fused);
         let x = features(&mut rng, 5, 3);
         let r = weights_like(&mut rng, [5, 2]);
         let layer = GcnConv::new(3, 2, &device(), &mut rng);
@@ -166,9 +168,15 @@ fn sage_gradients_match_finite_differences() {
 
 #[test]
 fn gat_gradients_match_finite_differences() {
-    for (weighted, concat) in [(false, true), (true, false)] {
+    for (weighted, concat, fused) in [
+        (false, true, true),
+        (true, false, true),
+        (false, true, false),
+        (true, false, false),
+    ] {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let (_, g) = graph(weighted);
+        let g = g.with_fused_kernels(fused);
         let x = features(&mut rng, 5, 3);
         let width = if concat { 4 } else { 2 };
         let r = weights_like(&mut rng, [5, width]);
@@ -226,5 +234,23 @@ fn sparse_linear_and_pooling_gradients_match_finite_differences() {
         check(layer.clone(), |m| {
             (pool(m.forward(&x), &idx, p).tanh() * r.clone()).sum()
         });
+    }
+}
+
+#[test]
+fn gcn_on_sparse_features_gradients_match_finite_differences() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut a = ndarray::Array2::<f32>::zeros((5, 30));
+    for k in 0..9 {
+        a[[k % 5, (k * 7) % 30]] = rng.random_range(0.5..1.5);
+    }
+    let x = Input::from_array(&a, &Device::flex());
+    assert!(matches!(x, Input::Sparse { .. }));
+    let r = weights_like(&mut rng, [5, 3]);
+    for fused in [true, false] {
+        let (_, g) = graph(true);
+        let g = g.with_fused_kernels(fused);
+        let layer = GcnConv::new(30, 3, &device(), &mut rng);
+        check(layer, |m| (m.forward(&x, &g) * r.clone()).sum());
     }
 }

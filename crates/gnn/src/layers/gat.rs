@@ -3,8 +3,11 @@
 //! `h'_v = ‖_k Σ_u α^k_uv W^k h_u` (concatenated heads) or the mean over heads.
 //!
 //! The softmax runs per destination over incoming edges (self-loops included, as PyG's
-//! `GATConv`): a detached per-node maximum (scatter-max) keeps it stable, scatter-add forms
-//! the denominators.
+//! `GATConv`): a per-node maximum keeps it stable. With the fused kernels (the default, see
+//! [`GraphTensors::with_fused_kernels`]) the attention logits with their softmax, and the
+//! attention-weighted aggregation of all heads, are one CSR kernel each, with hand-written
+//! backward passes; otherwise burn's generic ops do it (detached scatter-max, scatter-add
+//! denominators, gathered and scattered `[E, heads·d_out]` messages).
 
 use burn::module::{Module, Param};
 use burn::tensor::activation::leaky_relu;
@@ -12,7 +15,8 @@ use burn::tensor::{Device, IndexingUpdateOp, Tensor, TensorData};
 use rand::Rng;
 
 use super::Init;
-use crate::tensors::{DropoutRng, GraphTensors, Input, dropout, scatter_add};
+use crate::kernels;
+use crate::tensors::{DropoutRng, GraphTensors, Input, dropout, dropout_with, scatter_add};
 
 /// One multi-head graph attention layer.
 #[derive(Module, Debug)]
@@ -78,7 +82,7 @@ impl GatConv {
     /// O(nnz(X)·heads·d_out + (E + n)·heads·d_out).
     pub fn forward(&self, x: &Input, g: &GraphTensors, rng: Option<&mut DropoutRng>) -> Tensor<2> {
         let (n, hd, c) = (g.num_nodes, self.heads, self.d_out);
-        let h = x.project(self.weight.val());
+        let h = x.project_with(self.weight.val(), g.fused);
         let device = h.device();
         // Constant head maps, so that everything stays 2-D (no strided 3-D broadcasts):
         // `expand[j, k] = 1` when column k belongs to head j.
@@ -92,6 +96,24 @@ impl GatConv {
             h.clone().matmul(block)
         };
         let (a_s, a_d) = (score(&self.att_src), score(&self.att_dst));
+        if g.fused
+            && let Some(csr) = &g.csr_loop
+            && let Some(alpha) = kernels::gat_attention(
+                csr,
+                &a_s,
+                &a_d,
+                g.log_weight_loop.as_ref(),
+                self.negative_slope as f32,
+            )
+        {
+            let alpha = dropout(alpha, self.attn_dropout, rng);
+            if let Some(out) = kernels::spmm(csr, &alpha, &h) {
+                return self.finish(out);
+            }
+            // Not reached: both kernels accept the same tensors.
+            let msgs = h.select(0, g.src_loop.clone()) * alpha.matmul(expand);
+            return self.finish(scatter_add(msgs, &g.dst_loop, n));
+        }
         let mut logits = leaky_relu(
             a_s.select(0, g.src_loop.clone()) + a_d.select(0, g.dst_loop.clone()),
             self.negative_slope,
@@ -110,9 +132,15 @@ impl GatConv {
         let ex = (logits - max.select(0, g.dst_loop.clone())).exp();
         let denom = scatter_add(ex.clone(), &g.dst_loop, n);
         let alpha = ex / denom.select(0, g.dst_loop.clone());
-        let alpha = dropout(alpha, self.attn_dropout, rng);
+        let alpha = dropout_with(alpha, self.attn_dropout, rng, g.fused);
         let msgs = h.select(0, g.src_loop.clone()) * alpha.matmul(expand);
-        let out = scatter_add(msgs, &g.dst_loop, n);
+        self.finish(scatter_add(msgs, &g.dst_loop, n))
+    }
+
+    /// Mean over heads (unless concatenating) and bias.
+    fn finish(&self, out: Tensor<2>) -> Tensor<2> {
+        let (hd, c) = (self.heads, self.d_out);
+        let device = out.device();
         let out = if self.concat {
             out
         } else {

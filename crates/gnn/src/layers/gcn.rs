@@ -6,6 +6,7 @@ use burn::tensor::{Device, Tensor};
 use rand::Rng;
 
 use super::Init;
+use crate::kernels;
 use crate::tensors::{GraphTensors, Input, scatter_add};
 
 /// One GCN layer (PyG `GCNConv` with `add_self_loops`, `normalize`; Glorot weights, zero bias).
@@ -31,7 +32,17 @@ impl GcnConv {
     /// # Complexity
     /// O(nnz(X)·d_out + (E + n)·d_out).
     pub fn forward(&self, x: &Input, g: &GraphTensors) -> Tensor<2> {
-        let h = x.project(self.weight.val());
+        let h = x.project_with(self.weight.val(), g.fused);
+        if g.fused
+            && let Some(csr) = &g.csr_loop
+            && let Some(out) = if g.gcn_symmetric {
+                kernels::spmm_symmetric(csr, &g.gcn_norm, &h)
+            } else {
+                kernels::spmm(csr, &g.gcn_norm, &h)
+            }
+        {
+            return out + self.bias.val().unsqueeze_dim(0);
+        }
         let msgs = h.select(0, g.src_loop.clone()) * g.gcn_norm.clone();
         scatter_add(msgs, &g.dst_loop, g.num_nodes) + self.bias.val().unsqueeze_dim(0)
     }

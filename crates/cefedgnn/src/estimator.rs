@@ -36,6 +36,10 @@ pub enum GradientMode {
     #[default]
     Momentum,
     /// G holds a moving average of the per-node backward signal ∂L/∂h̃_v, per shared layer.
+    /// In training ([`crate::train::FedTrainConfig::gradient`]) the loss reaches the shared
+    /// layers only through these signals: their parameters step along the gradient of
+    /// Σ_ℓ Σ_v ⟨G_v^(ℓ), h̃_v^(ℓ)⟩ (G held constant), the output layer along the loss
+    /// gradient, with plain (β = 1) steps on W.
     PerNodeSignal,
 }
 

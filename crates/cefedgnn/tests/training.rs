@@ -91,7 +91,53 @@ fn traffic_shape_of_the_methods() {
     };
     let every = simulate(&t, &k1, Method::CeFedGnn, &mut |_| {}).unwrap();
     assert!(every.embedding_bytes_per_round * 16.0 > ce.embedding_bytes_per_round * 4.0 * 3.0);
+    // Embedding bytes per local step: an exchange after every K steps costs 1/K of exchanging
+    // after every step (the rows per exchange do not depend on K).
+    let k = f64::from(cfg.local_steps);
+    assert!(ce.embedding_bytes_per_round / k <= every.embedding_bytes_per_round / k);
+    assert!(ce.embedding_bytes_per_round / k <= every.embedding_bytes_per_round / 1.0 / k);
     assert_eq!(ce.f1_per_client.len(), 3);
+}
+
+#[test]
+fn gradient_as_per_node_signal_learns_and_differs_from_momentum() {
+    use cefedgnn::estimator::GradientMode;
+    let t = task();
+    let cfg = FedTrainConfig {
+        rounds: 6,
+        local_steps: 8,
+        gradient: GradientMode::PerNodeSignal,
+        ..small()
+    };
+    let losses = |cfg: &FedTrainConfig| {
+        let mut l = Vec::new();
+        let r = simulate(&t, cfg, Method::CeFedGnn, &mut |i| l.push(i.loss)).unwrap();
+        (r, l)
+    };
+    let (a, la) = losses(&cfg);
+    let (b, lb) = losses(&cfg);
+    assert_eq!(a.f1_per_client, b.f1_per_client, "seeded");
+    assert_eq!(la[1..], lb[1..]);
+    assert!(a.f1_pooled > 0.6, "{}", a.f1_pooled);
+    // The training loss falls, and the switch changes the trajectory.
+    assert!(la[6] < la[1], "{la:?}");
+    let (_, lm) = losses(&FedTrainConfig {
+        gradient: GradientMode::Momentum,
+        ..cfg.clone()
+    });
+    assert_ne!(la[2..], lm[2..], "the switch changes training");
+    // Per-node signals stay on the client: they cannot be shared as a flat G.
+    let shared = FedTrainConfig {
+        share_gradient: true,
+        ..cfg
+    };
+    assert!(matches!(
+        simulate(&t, &shared, Method::CeFedGnn, &mut |_| {}),
+        Err(FedError::InvalidParam {
+            name: "share_gradient",
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -145,6 +191,14 @@ fn bad_configurations_are_typed_errors() {
         },
         FedTrainConfig {
             num_layers: 1,
+            ..small()
+        },
+        FedTrainConfig {
+            halo_average: Some(0.0),
+            ..small()
+        },
+        FedTrainConfig {
+            grad_clip: Some(-1.0),
             ..small()
         },
         FedTrainConfig {

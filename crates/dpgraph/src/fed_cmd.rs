@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 
 use anyhow::{Context, Result, bail};
 use cefedgnn::aml::{AmlGenConfig, generate, load_by_name};
+use cefedgnn::estimator::GradientMode;
 use cefedgnn::train::{FedTask, FedTrainConfig, Method, ModelKind, PartitionKind, simulate};
 use clap::{Subcommand, ValueEnum};
 use graph_core::Registry;
@@ -58,9 +59,9 @@ pub(crate) enum FedCmd {
         /// Banks of the generated AML graph.
         #[arg(long, default_value_t = 8)]
         banks: usize,
-        /// Learning rate η.
-        #[arg(long, default_value_t = 0.2)]
-        lr: f64,
+        /// Learning rate η (default 0.2 for GCN, 0.01 for AML).
+        #[arg(long)]
+        lr: Option<f64>,
         /// Embedding MA rate γ.
         #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
         gamma: f64,
@@ -70,9 +71,22 @@ pub(crate) enum FedCmd {
         /// Sampled neighbours per node and hop (0: all).
         #[arg(long)]
         fanout: Option<usize>,
-        /// Hidden width.
-        #[arg(long, default_value_t = 16)]
-        hidden: usize,
+        /// Hidden width (the width d of the shared layer; default 16 for GCN, 32 for AML).
+        #[arg(long)]
+        hidden: Option<usize>,
+        /// Receiver-side averaging rate of noisy halo rows over rounds (running mean, then
+        /// exponential with this rate; 1 = latest row only). Default: 0.25 for GCN, 1 for AML.
+        #[arg(long)]
+        halo_average: Option<f64>,
+        /// Clip each step's gradient to this L2 norm (default: 5 for AML models, off for GCN).
+        #[arg(long)]
+        grad_clip: Option<f64>,
+        /// What G tracks.
+        #[arg(long, value_enum, default_value_t = GradientArg::Momentum)]
+        gradient: GradientArg,
+        /// Dropout (default 0.5 for GCN, 0.1 for AML).
+        #[arg(long)]
+        dropout: Option<f64>,
     },
 }
 
@@ -109,6 +123,14 @@ impl MethodArg {
             Self::NoGradMa => Method::NoGradientMa,
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum GradientArg {
+    /// Momentum on the parameters W.
+    Momentum,
+    /// Per-node backward signal ∂L/∂h_v.
+    PerNode,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -149,6 +171,10 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         beta,
         fanout,
         hidden,
+        halo_average,
+        grad_clip,
+        gradient,
+        dropout,
     } = cmd;
     let seed = global.seed.unwrap_or_else(rand::random);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -183,12 +209,28 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         ModelArg::Gin => ModelKind::Gin,
         ModelArg::Gine => ModelKind::Gine,
     };
+    let base = if aml {
+        FedTrainConfig::aml(model)
+    } else {
+        FedTrainConfig::citation()
+    };
     let cfg = FedTrainConfig {
         model,
-        hidden: *hidden,
+        hidden: hidden.unwrap_or(base.hidden),
+        dropout: dropout.unwrap_or(base.dropout),
+        halo_average: match halo_average {
+            Some(a) if *a == 1.0 => None,
+            Some(a) => Some(*a),
+            None => base.halo_average,
+        },
+        grad_clip: grad_clip.or(base.grad_clip),
+        gradient: match gradient {
+            GradientArg::Momentum => GradientMode::Momentum,
+            GradientArg::PerNode => GradientMode::PerNodeSignal,
+        },
         local_steps: *local_steps,
         rounds: *rounds,
-        lr: *lr,
+        lr: lr.unwrap_or(base.lr),
         gamma: *gamma,
         beta: *beta,
         fanout: match fanout {
@@ -200,9 +242,8 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         sigma0: *sigma0,
         radius: radius.unwrap_or(0.1 * clip),
         delta: *delta,
-        balanced_loss: aml,
         seed,
-        ..FedTrainConfig::default()
+        ..base
     };
     cfg.check()?;
     let bar = std::io::stderr().is_terminal().then(|| {
@@ -239,6 +280,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
             "f1_mean": report.f1_mean,
             "f1_per_client": report.f1_per_client,
             "f1_pooled": report.f1_pooled,
+            "val_f1_mean": report.val_f1_mean,
             "metric": format!("{:?}", task.metric),
             "bytes_up": report.bytes_up,
             "bytes_down": report.bytes_down,
@@ -249,6 +291,10 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
             "delta": cfg.delta,
             "sigma0": cfg.sigma0,
             "clip": cfg.clip,
+            "hidden": cfg.hidden,
+            "halo_average": cfg.halo_average,
+            "boundary_norm_mean": report.norms.mean_norm(),
+            "clipped_fraction": report.norms.clipped_fraction(),
             "privacy": report.privacy,
             "not_covered": cefedgnn::privacy::NOT_COVERED,
             "seed": seed,

@@ -110,6 +110,38 @@ pub struct BoundaryReleaser {
     counts: BTreeMap<u32, u64>,
     ledger: Option<PrivacyLedger>,
     rng: ChaCha20Rng,
+    norms: NormStats,
+}
+
+/// Pre-clipping L2 norms of the rows a [`BoundaryReleaser`] released (diagnostics for choosing
+/// C; computed on the client, never sent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NormStats {
+    /// Rows released.
+    pub rows: u64,
+    /// Rows whose norm exceeded C (scaled down to C).
+    pub clipped: u64,
+    /// Sum of the pre-clipping norms.
+    pub norm_sum: f64,
+}
+
+impl NormStats {
+    /// Mean pre-clipping norm (NaN without rows).
+    pub fn mean_norm(&self) -> f64 {
+        self.norm_sum / self.rows as f64
+    }
+    /// Fraction of rows clipped (NaN without rows).
+    pub fn clipped_fraction(&self) -> f64 {
+        self.clipped as f64 / self.rows as f64
+    }
+    /// The statistics of `self` and `other` together.
+    pub fn merge(&self, other: &NormStats) -> NormStats {
+        NormStats {
+            rows: self.rows + other.rows,
+            clipped: self.clipped + other.clipped,
+            norm_sum: self.norm_sum + other.norm_sum,
+        }
+    }
 }
 
 impl BoundaryReleaser {
@@ -142,6 +174,7 @@ impl BoundaryReleaser {
             counts: boundary.iter().map(|&v| (v, 0)).collect(),
             ledger,
             rng,
+            norms: NormStats::default(),
         })
     }
 
@@ -214,7 +247,10 @@ impl BoundaryReleaser {
         }
         let mut values = rows.to_vec();
         for row in values.chunks_mut(dim) {
-            clip_l2(row, self.config.clip);
+            let norm = clip_l2(row, self.config.clip);
+            self.norms.rows += 1;
+            self.norms.norm_sum += norm;
+            self.norms.clipped += u64::from(norm > self.config.clip);
             if let Some(mech) = &self.mechanism {
                 for x in row.iter_mut() {
                     *x = mech.release(f64::from(*x), &mut self.rng) as f32;
@@ -240,6 +276,11 @@ impl BoundaryReleaser {
     /// Release counts of all boundary nodes.
     pub fn counts(&self) -> &BTreeMap<u32, u64> {
         &self.counts
+    }
+
+    /// Pre-clipping norms of the rows released so far.
+    pub fn norm_stats(&self) -> NormStats {
+        self.norms
     }
 
     /// The ledger (`None` when σ₀ = 0: nothing private is claimed).

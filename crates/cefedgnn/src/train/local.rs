@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::params;
 use crate::error::{FedError, Result};
-use crate::estimator::{EmbeddingEstimator, GradientEstimator, MaConfig, ReadMode};
+use crate::estimator::{EmbeddingEstimator, GradientEstimator, GradientMode, MaConfig, ReadMode};
 
 /// Sorted undirected edges `(u, v)`, `u < v`, of the whole graph: the edge id of `{u, v}` is
 /// its position (the order of [`graph_core::Graph::edges`]).
@@ -51,6 +51,9 @@ pub(crate) struct LocalView {
     pub(crate) train: Vec<usize>,
     nbr_own: Vec<Vec<(u32, u32)>>,
     nbr_halo: Vec<Vec<(u32, u32)>>,
+    /// Per halo node: 1 + its number of neighbours among the own nodes (the GCN degree the
+    /// client can see; a remote node's full degree is not shared) [R].
+    halo_deg: Vec<u32>,
     edge_features: Option<Arc<Array2<f32>>>,
 }
 
@@ -70,6 +73,7 @@ impl LocalView {
     ) -> Self {
         let mut nbr_own = vec![Vec::new(); own.len()];
         let mut nbr_halo = vec![Vec::new(); own.len()];
+        let mut halo_deg = vec![1u32; halo.len()];
         for (i, &u) in own.iter().enumerate() {
             for &v in graph.neighbors(u) {
                 if v == u {
@@ -79,6 +83,7 @@ impl LocalView {
                     nbr_own[i].push((j as u32, index.id(u, v)));
                 } else if let Ok(j) = halo.binary_search(&v) {
                     nbr_halo[i].push((j as u32, index.id(u, v)));
+                    halo_deg[j] += 1;
                 }
             }
         }
@@ -94,6 +99,7 @@ impl LocalView {
             labels,
             nbr_own,
             nbr_halo,
+            halo_deg,
             edge_features,
         }
     }
@@ -108,6 +114,8 @@ pub(crate) struct HaloTable {
     dims: Vec<usize>,
     rows: Vec<Vec<f32>>,
     seen: Vec<Vec<bool>>,
+    /// Rows received so far, per layer and halo node.
+    count: Vec<Vec<u32>>,
 }
 
 impl HaloTable {
@@ -116,11 +124,25 @@ impl HaloTable {
             dims: dims.to_vec(),
             rows: dims.iter().map(|&d| vec![0.0; num_halo * d]).collect(),
             seen: dims.iter().map(|_| vec![false; num_halo]).collect(),
+            count: dims.iter().map(|_| vec![0; num_halo]).collect(),
         }
     }
-    pub(crate) fn set(&mut self, layer: usize, j: usize, row: &[f32]) {
+    /// Stores a received row: replaces the old one (`average` = None) or averages it in with
+    /// rate max(1/t, a) for the t-th row received.
+    pub(crate) fn set(&mut self, layer: usize, j: usize, row: &[f32], average: Option<f64>) {
         let d = self.dims[layer];
-        self.rows[layer][j * d..(j + 1) * d].copy_from_slice(row);
+        let t = &mut self.count[layer][j];
+        *t += 1;
+        let dst = &mut self.rows[layer][j * d..(j + 1) * d];
+        match average {
+            Some(a) if *t > 1 => {
+                let r = (1.0 / f64::from(*t)).max(a);
+                for (h, &x) in dst.iter_mut().zip(row) {
+                    *h = ((1.0 - r) * f64::from(*h) + r * f64::from(x)) as f32;
+                }
+            }
+            _ => dst.copy_from_slice(row),
+        }
         self.seen[layer][j] = true;
     }
     fn get(&self, layer: usize, j: usize) -> Option<&[f32]> {
@@ -132,8 +154,15 @@ impl HaloTable {
 /// Node positions of one computation: own nodes are encoded `i`, halo nodes `n_own + j`.
 struct Blocks {
     nodes: Vec<u32>,
-    /// Per layer: message edges `(src pos, dst pos, edge id)`.
-    edges: Vec<Vec<(u32, u32, u32)>>,
+    /// Per layer: message edges `(src pos, dst pos, edge id, weight)`; the weight n/k scales a
+    /// target's k sampled neighbours out of n available ones (1 without sampling), so a sampled
+    /// sum or GCN aggregation is an unbiased estimate of the full one used at evaluation.
+    edges: Vec<Vec<(u32, u32, u32, f32)>>,
+    /// Per layer (GCN only): explicit self-loops `(pos, weight)` of the sources that are not
+    /// targets of the layer, weighted by their layer degree so that the symmetric
+    /// normalisation 1/sqrt(deg_u deg_v) uses every node's full degree, not its in-degree
+    /// inside the sampled block.
+    loops: Vec<Vec<(u32, f32)>>,
     /// Per layer: positions of the own nodes whose output the layer computes.
     targets: Vec<Vec<u32>>,
 }
@@ -158,8 +187,15 @@ pub(crate) struct Trainer {
     lr: f64,
     weight_decay: f64,
     use_halo: bool,
+    /// GCN normalisation: explicit self-loop weights of non-target sources.
+    gcn: bool,
+    grad_clip: Option<f64>,
+    /// G as a per-node backward signal (per shared layer) instead of momentum on W [R].
+    signal: Option<GradientEstimator>,
     /// Position of every encoded node in the current computation (u32::MAX: absent).
     pos: Vec<u32>,
+    /// Scratch marks over encoded nodes.
+    mark: Vec<bool>,
 }
 
 impl Trainer {
@@ -176,7 +212,17 @@ impl Trainer {
         let shared_dims = vec![cfg.hidden; cfg.num_layers - 1];
         let w = params::flatten(&model);
         let h = EmbeddingEstimator::new(ma, view.n_own(), &shared_dims)?;
-        let g = GradientEstimator::momentum(ma, w.len());
+        let (g, signal) = match cfg.gradient {
+            GradientMode::Momentum => (GradientEstimator::momentum(ma, w.len()), None),
+            GradientMode::PerNodeSignal => {
+                // W takes plain steps on the gradient assembled from the per-node signals.
+                let plain = MaConfig::new(ma.gamma(), 1.0)?;
+                (
+                    GradientEstimator::momentum(plain, w.len()),
+                    Some(GradientEstimator::per_node(ma, view.n_own(), &shared_dims)?),
+                )
+            }
+        };
         let class_weight = if cfg.balanced_loss {
             let mut count = vec![0usize; num_classes];
             for &i in &view.train {
@@ -216,7 +262,11 @@ impl Trainer {
             lr: cfg.lr,
             weight_decay: cfg.weight_decay,
             use_halo,
+            gcn: cfg.model == super::ModelKind::Gcn,
+            grad_clip: cfg.grad_clip,
+            signal,
             pos: vec![u32::MAX; n],
+            mark: vec![false; n],
             view,
         })
     }
@@ -250,6 +300,7 @@ impl Trainer {
         let mut blocks = Blocks {
             nodes: Vec::new(),
             edges: vec![Vec::new(); layers],
+            loops: vec![Vec::new(); layers],
             targets: vec![Vec::new(); layers],
         };
         let mut frontier: Vec<u32> = batch.iter().map(|&i| i as u32).collect();
@@ -278,15 +329,21 @@ impl Trainer {
                             .map(|&(j, e)| (n_own + j, e)),
                     );
                 }
+                let available = cand.len();
                 let picked: Vec<(u32, u32)> = match self.fanout {
                     Some(f) if !full && cand.len() > f => {
                         cand.partial_shuffle(&mut self.rng, f).0.to_vec()
                     }
                     _ => cand.clone(),
                 };
+                let weight = if picked.is_empty() {
+                    1.0
+                } else {
+                    available as f32 / picked.len() as f32
+                };
                 for (code, eid) in picked {
                     let pu = self.add_node(&mut blocks, code);
-                    blocks.edges[layer].push((pu, pv, eid));
+                    blocks.edges[layer].push((pu, pv, eid, weight));
                     if code < n_own && !in_next[code as usize] {
                         in_next[code as usize] = true;
                         next.push(code);
@@ -294,6 +351,9 @@ impl Trainer {
                 }
             }
             blocks.targets[layer] = targets;
+            if self.gcn {
+                self.source_loops(&mut blocks, &frontier, layer, halo);
+            }
             frontier = next;
         }
         for &c in &blocks.nodes {
@@ -302,14 +362,79 @@ impl Trainer {
         blocks
     }
 
+    /// Number of neighbours own node `v` aggregates at `layer`: own neighbours, plus (layer ≥ 1,
+    /// halo in use) halo neighbours whose row Ĥ^(layer−1) is known.
+    fn available(&self, v: usize, layer: usize, halo: &HaloTable) -> usize {
+        let remote = if self.use_halo && layer >= 1 {
+            self.view.nbr_halo[v]
+                .iter()
+                .filter(|&&(j, _)| halo.get(layer - 1, j as usize).is_some())
+                .count()
+        } else {
+            0
+        };
+        self.view.nbr_own[v].len() + remote
+    }
+
+    /// GCN: a self-loop of weight deg(u) for every source u of `layer` that is not one of its
+    /// targets (`frontier`), so that its normalisation uses its layer degree 1 + available
+    /// neighbours (halo nodes: 1 + visible neighbours) rather than the in-degree 0 it has in
+    /// the sampled block. Targets keep the implicit self-loop of weight 1 and get in-degree
+    /// 1 + n from their k sampled edges of weight n/k.
+    fn source_loops(
+        &mut self,
+        blocks: &mut Blocks,
+        frontier: &[u32],
+        layer: usize,
+        halo: &HaloTable,
+    ) {
+        let n_own = self.view.n_own() as u32;
+        for &v in frontier {
+            self.mark[v as usize] = true;
+        }
+        let mut loops = Vec::new();
+        for k in 0..blocks.edges[layer].len() {
+            let pu = blocks.edges[layer][k].0;
+            let code = blocks.nodes[pu as usize];
+            if self.mark[code as usize] {
+                continue;
+            }
+            self.mark[code as usize] = true;
+            let deg = if code < n_own {
+                1 + self.available(code as usize, layer, halo)
+            } else {
+                self.view.halo_deg[(code - n_own) as usize] as usize
+            };
+            loops.push((pu, deg as f32));
+        }
+        for &(pu, _) in &loops {
+            self.mark[blocks.nodes[pu as usize] as usize] = false;
+        }
+        for &v in frontier {
+            self.mark[v as usize] = false;
+        }
+        blocks.loops[layer] = loops;
+    }
+
     fn graph(&self, blocks: &Blocks, layer: usize, device: &Device) -> Result<GraphTensors> {
-        let pairs: Vec<(u32, u32)> = blocks.edges[layer]
+        let edges = &blocks.edges[layer];
+        let loops = &blocks.loops[layer];
+        let pairs: Vec<(u32, u32)> = edges
             .iter()
-            .map(|&(s, d, _)| (s, d))
+            .map(|&(s, d, _, _)| (s, d))
+            .chain(loops.iter().map(|&(p, _)| (p, p)))
             .collect();
-        let mut el = EdgeList::new(blocks.nodes.len(), &pairs)?;
-        if let Some(ef) = &self.view.edge_features {
-            let idx: Vec<usize> = blocks.edges[layer].iter().map(|e| e.2 as usize).collect();
+        let weights: Vec<f32> = edges
+            .iter()
+            .map(|e| e.3)
+            .chain(loops.iter().map(|l| l.1))
+            .collect();
+        let mut el = EdgeList::new(blocks.nodes.len(), &pairs)?.with_weights(weights)?;
+        if let Some(ef) = &self.view.edge_features
+            && !self.gcn
+        {
+            // GCN never reads edge features (and only GCN blocks carry loops).
+            let idx: Vec<usize> = edges.iter().map(|e| e.2 as usize).collect();
             el = el.with_edge_features(ef.select(ndarray::Axis(0), &idx))?;
         }
         Ok(GraphTensors::new(&el, device))
@@ -361,6 +486,9 @@ impl Trainer {
         let mut x = self.input(&blocks, &device);
         let u = blocks.nodes.len();
         let mut logits = None;
+        // Per-node signal mode: per shared layer, the zero probe added to the layer's output
+        // (its gradient is the backward signal ∂L/∂h_v) and the masked fresh output.
+        let mut probes: Vec<(Tensor<2>, Tensor<2>)> = Vec::new();
         for layer in 0..layers {
             let g = self.graph(&blocks, layer, &device)?;
             let z = self
@@ -391,7 +519,14 @@ impl Trainer {
             let mt = Tensor::<2>::from_data(TensorData::new(m, [u, 1]), &device);
             // Value V (H for computed own rows, Ĥ for halo rows); gradient through h̃ only.
             let zm = z * mt;
-            x = Input::Dense(zm.clone() + (vt - zm.detach()));
+            if self.signal.is_some() {
+                // The loss reaches layer ≤ ℓ only through the tracked signal G (below).
+                let probe = Tensor::<2>::zeros([u, d], &device).require_grad();
+                x = Input::Dense(probe.clone() + vt);
+                probes.push((probe, zm));
+            } else {
+                x = Input::Dense(zm.clone() + (vt - zm.detach()));
+            }
         }
         let logits = logits.expect("at least one layer");
         let bpos: Vec<i64> = blocks.targets[layers - 1]
@@ -421,6 +556,24 @@ impl Trainer {
         }
         let grads = loss.backward();
         let mut grad = params::flatten_grad(&self.model, &grads);
+        if !probes.is_empty() {
+            let extra = self.signal_gradient(&blocks, probes, &grads, &device)?;
+            for (a, b) in grad.iter_mut().zip(extra) {
+                *a += b;
+            }
+        }
+        if let Some(c) = self.grad_clip {
+            let norm = grad
+                .iter()
+                .map(|&x| f64::from(x).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            if norm > c {
+                let scale = c / norm;
+                grad.iter_mut()
+                    .for_each(|x| *x = (f64::from(*x) * scale) as f32);
+            }
+        }
         if self.weight_decay > 0.0 {
             for (gi, &wi) in grad.iter_mut().zip(&self.w) {
                 *gi += (self.weight_decay * f64::from(wi)) as f32;
@@ -430,6 +583,41 @@ impl Trainer {
         self.g.step(&mut self.w, self.lr)?;
         self.model = params::load(self.model.clone(), &self.w);
         Ok(Some(loss_value))
+    }
+
+    /// Per-node signal mode: G_v^(ℓ) ← (1−β) G_v^(ℓ) + β ∂L/∂h_v^(ℓ) for the own targets of every
+    /// shared layer, then the gradient of the shared layers' parameters as the gradient of the
+    /// surrogate Σ_ℓ Σ_v ⟨G_v^(ℓ), h̃_v^(ℓ)⟩ (G constant), flattened like W.
+    fn signal_gradient(
+        &mut self,
+        blocks: &Blocks,
+        probes: Vec<(Tensor<2>, Tensor<2>)>,
+        grads: &burn::tensor::Gradients,
+        device: &Device,
+    ) -> Result<Vec<f32>> {
+        let u = blocks.nodes.len();
+        let mut surrogate: Option<Tensor<1>> = None;
+        for (s, (probe, zm)) in probes.into_iter().enumerate() {
+            let d = self.shared_dims[s];
+            let sig = probe.grad(grads).map_or_else(|| vec![0.0; u * d], to_host);
+            let est = self.signal.as_mut().expect("per-node mode");
+            let mut gmat = vec![0f32; u * d];
+            for &p in &blocks.targets[s] {
+                let p = p as usize;
+                let i = blocks.nodes[p] as usize;
+                est.update_node(s, i, &sig[p * d..(p + 1) * d])?;
+                gmat[p * d..(p + 1) * d].copy_from_slice(est.node(s, i)?);
+            }
+            let gt = Tensor::<2>::from_data(TensorData::new(gmat, [u, d]), device);
+            let term = (zm * gt).sum();
+            surrogate = Some(match surrogate {
+                Some(acc) => acc + term,
+                None => term,
+            });
+        }
+        let surrogate = surrogate.expect("at least one shared layer");
+        let g2 = surrogate.backward();
+        Ok(params::flatten_grad(&self.model, &g2))
     }
 
     /// Full forward pass over all own nodes (all neighbours; halo rows Ĥ at layers ≥ 1) in
@@ -515,4 +703,79 @@ fn to_host(t: Tensor<2>) -> Vec<f32> {
         .convert::<f32>()
         .try_to_vec::<f32>()
         .expect("float tensor data converts to f32")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::FedTrainConfig;
+    use rand::SeedableRng;
+
+    #[test]
+    fn halo_rows_average_over_rounds_when_asked() {
+        let mut h = HaloTable::new(2, &[2]);
+        assert!(h.get(0, 0).is_none());
+        h.set(0, 0, &[4.0, 0.0], Some(0.25));
+        h.set(0, 0, &[0.0, 4.0], Some(0.25)); // running mean: r = 1/2
+        assert_eq!(h.get(0, 0), Some(&[2.0f32, 2.0][..]));
+        h.set(0, 0, &[5.0, 5.0], Some(0.25)); // r = 1/3
+        assert_eq!(h.get(0, 0), Some(&[3.0f32, 3.0][..]));
+        h.set(0, 0, &[7.0, 7.0], Some(0.25)); // r = max(1/4, 0.25)
+        assert_eq!(h.get(0, 0), Some(&[4.0f32, 4.0][..]));
+        h.set(0, 0, &[8.0, 8.0], Some(0.5)); // r = 0.5 > 1/5
+        assert_eq!(h.get(0, 0), Some(&[6.0f32, 6.0][..]));
+        // Without averaging the latest row replaces the old one.
+        h.set(0, 1, &[1.0, 1.0], None);
+        h.set(0, 1, &[9.0, -9.0], None);
+        assert_eq!(h.get(0, 1), Some(&[9.0f32, -9.0][..]));
+    }
+
+    /// A sampled block whose neighbours are not targets of the last layer must aggregate with
+    /// the same GCN normalisation as the full graph: the logits of a one-node batch equal the
+    /// full-graph logits of that node.
+    #[test]
+    fn sampled_gcn_block_matches_the_full_graph() {
+        let g =
+            graph_core::Graph::from_edges(5, &[(0, 1), (1, 2), (2, 3), (1, 3), (3, 4)]).unwrap();
+        let rng = ChaCha8Rng::seed_from_u64(5);
+        let x = Array2::from_shape_fn((5, 3), |(i, j)| ((i * 3 + j) % 7) as f32 / 7.0);
+        let cfg = FedTrainConfig {
+            dropout: 0.0,
+            fanout: None,
+            hidden: 4,
+            ..FedTrainConfig::default()
+        };
+        let device = Device::flex().autodiff();
+        let model = cfg.model_config(3, None, 2).unwrap().init(&device).unwrap();
+        let view = LocalView::new(
+            &g,
+            &EdgeIndex::new(&g),
+            (0..5).collect(),
+            Vec::new(),
+            x.clone(),
+            vec![0, 1, 0, 1, 0],
+            &[true; 5],
+            None,
+        );
+        let ma = MaConfig::new(1.0, 1.0).unwrap();
+        let mut t = Trainer::new(view, model, ma, 2, &cfg, false, rng).unwrap();
+        let halo = HaloTable::new(0, &[4]);
+        let (_, full) = t.full_forward(&halo).unwrap();
+        for v in [1usize, 4] {
+            let blocks = t.sample(&[v], &halo, false);
+            let dev = device.clone().without_autodiff();
+            let m = burn::module::Module::valid(&t.model);
+            let g0 = t.graph(&blocks, 0, &dev).unwrap();
+            let z0 = m
+                .layer_forward(0, t.input(&blocks, &dev), &g0, None)
+                .unwrap();
+            let g1 = t.graph(&blocks, 1, &dev).unwrap();
+            let out = to_host(m.layer_forward(1, Input::Dense(z0), &g1, None).unwrap());
+            let p = blocks.targets[1][0] as usize;
+            for c in 0..2 {
+                let (a, b) = (out[p * 2 + c], full[v * 2 + c]);
+                assert!((a - b).abs() < 1e-5, "node {v} class {c}: {a} vs {b}");
+            }
+        }
+    }
 }

@@ -15,7 +15,7 @@ use super::{FedTask, FedTrainConfig, Method, Metric};
 use crate::error::{FedError, Result};
 use crate::estimator::MaConfig;
 use crate::federation::FederatedGraph;
-use crate::privacy::{PrivacyReport, ReleaseConfig};
+use crate::privacy::{NormStats, PrivacyReport, ReleaseConfig};
 use crate::protocol::{Client, Direction, InProcessTransport, ProtocolConfig, Server, Transport};
 
 /// Progress of a run, reported after every round.
@@ -61,6 +61,9 @@ pub struct FedReport {
     pub embedding_bytes_per_round: f64,
     /// The privacy report of the client with the largest ε(p) (None without releases).
     pub privacy: Option<PrivacyReport>,
+    /// Pre-clipping norms of all released boundary rows (all clients; zero rows without
+    /// releases): the mean norm against C and the clipped fraction.
+    pub norms: NormStats,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -193,7 +196,7 @@ pub fn simulate(
             &[pred],
             true,
             (0, 0, 0),
-            None,
+            (None, NormStats::default()),
             start,
         );
     }
@@ -240,7 +243,7 @@ pub fn simulate(
             &preds,
             false,
             (0, 0, 0),
-            None,
+            (None, NormStats::default()),
             start,
         );
     }
@@ -280,7 +283,7 @@ pub fn simulate(
     for round in 0..=cfg.rounds {
         let mut losses = Vec::new();
         for ((c, t), h) in clients.iter_mut().zip(&mut trainers).zip(&mut halos) {
-            receive(c, t, h, &mut net, cfg.share_gradient)?;
+            receive(c, t, h, &mut net, cfg)?;
             if round == 0 {
                 t.bootstrap(h)?;
             } else {
@@ -301,7 +304,7 @@ pub fn simulate(
     }
     // The final broadcast: averaged W and the latest halo rows.
     for ((c, t), h) in clients.iter_mut().zip(&mut trainers).zip(&mut halos) {
-        receive(c, t, h, &mut net, cfg.share_gradient)?;
+        receive(c, t, h, &mut net, cfg)?;
     }
     let (preds, per) = predict_all(&mut trainers, &halos)?;
     let log = server.traffic();
@@ -319,6 +322,9 @@ pub fn simulate(
         .sum();
     let emb: u64 = log.records().iter().map(|r| r.embedding_bytes).sum();
     let mut privacy: Option<PrivacyReport> = None;
+    let norms = clients.iter().fold(NormStats::default(), |acc, c| {
+        acc.merge(&c.releaser().norm_stats())
+    });
     for c in &clients {
         let r = c.releaser().report()?;
         if r.max_releases > 0
@@ -337,7 +343,7 @@ pub fn simulate(
         &preds,
         false,
         (up, down, emb),
-        privacy,
+        (privacy, norms),
         start,
     )
 }
@@ -364,8 +370,9 @@ fn receive(
     t: &mut Trainer,
     h: &mut HaloTable,
     net: &mut dyn Transport,
-    share_gradient: bool,
+    cfg: &FedTrainConfig,
 ) -> Result<()> {
+    let share_gradient = cfg.share_gradient;
     c.poll(net)?
         .ok_or_else(|| FedError::Rejected(format!("client {}: no broadcast", c.id())))?;
     t.set_params(c.params());
@@ -375,7 +382,7 @@ fn receive(
     for s in 0..t.h.num_layers() {
         for (j, &v) in t.view.halo.iter().enumerate() {
             if let Some(row) = c.halo_row(s, v) {
-                h.set(s, j, row);
+                h.set(s, j, row, cfg.halo_average);
             }
         }
     }
@@ -391,7 +398,7 @@ fn finish(
     preds: &[Vec<u32>],
     central: bool,
     (up, down, emb): (u64, u64, u64),
-    privacy: Option<PrivacyReport>,
+    (privacy, norms): (Option<PrivacyReport>, NormStats),
     start: Instant,
 ) -> Result<FedReport> {
     // Prediction of every node (the central model predicts all nodes at once).
@@ -445,6 +452,7 @@ fn finish(
         bytes_per_round: (up + down) as f64 / exchanges,
         embedding_bytes_per_round: emb as f64 / exchanges,
         privacy,
+        norms,
         seconds: start.elapsed().as_secs_f64(),
     })
 }

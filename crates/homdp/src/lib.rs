@@ -18,7 +18,7 @@
 //! - [`reidentification`]: the paper's re-identification attack (top-k rates);
 //! - [`gin_baseline`] with [`EdgePerturbation`]: the paper's GIN baselines on graphs perturbed
 //!   by randomized response (RR) or degree-preserving RR (DPRR);
-//! - [`downstream`] (scaling, PCA, k-NN, bagged linfa trees, linear SVR) and [`metrics`];
+//! - [`downstream`] (scaling, PCA, k-NN, random forest, bagged linfa trees, linear SVR) and [`metrics`];
 //!   [`evaluate`] with [`Protocol`] and [`Split`]: the paper's evaluation protocol.
 //!
 //! Design notes: `shared/design/HOMDP.md`.

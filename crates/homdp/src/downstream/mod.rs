@@ -1,6 +1,6 @@
 //! Downstream models of the paper's evaluation, trained on (noisy) density embeddings:
-//! standard scaling, PCA, k-NN, bagged decision trees (linfa-trees), linear ε-SVR (dual
-//! coordinate descent).
+//! standard scaling, PCA, k-NN, a random forest (own CART trees with per-split feature
+//! sampling), bagged decision trees (linfa-trees), linear ε-SVR (dual coordinate descent).
 //!
 //! [`fit_evaluate`] runs one model from the paper's table on a train/test split and returns the
 //! test metrics ([`Scores`]).
@@ -8,12 +8,14 @@
 mod forest;
 mod knn;
 mod pca;
+mod random_forest;
 mod scale;
 mod svr;
 
 pub use forest::bagged_trees_proba;
 pub use knn::{knn_classify, knn_proba};
 pub use pca::Pca;
+pub use random_forest::{ForestParams, MaxFeatures, random_forest_proba};
 pub use scale::StandardScaler;
 pub use svr::{LinearSvr, linear_svr};
 
@@ -40,9 +42,19 @@ pub enum Downstream {
         /// Neighbours.
         k: usize,
     },
-    /// Bagged CART trees (linfa-trees, Gini): `trees` bootstrap samples, a node is split only
-    /// with at least `min_split` samples; probability = share of trees voting positive.
+    /// Random forest ([`random_forest_proba`]: Gini CART trees on bootstrap samples, √d
+    /// features drawn per split, leaf class shares averaged over trees), as scikit-learn's
+    /// `RandomForestClassifier(n_estimators = trees, min_samples_split = min_split)`.
     RandomForest {
+        /// Number of trees.
+        trees: usize,
+        /// Minimum samples to split a node.
+        min_split: usize,
+    },
+    /// Bagged CART trees (linfa-trees, Gini, all features at every split): `trees` bootstrap
+    /// samples, a node is split only with at least `min_split` samples; probability = share of
+    /// trees voting positive ([`bagged_trees_proba`]).
+    BaggedTrees {
         /// Number of trees.
         trees: usize,
         /// Minimum samples to split a node.
@@ -65,6 +77,9 @@ impl Downstream {
             Self::Knn { k } => format!("k-NN (k={k})"),
             Self::PcaKnn { components, k } => format!("PCA({components}) + k-NN (k={k})"),
             Self::RandomForest { trees, min_split } => {
+                format!("random forest ({trees}, min split {min_split}, sqrt features)")
+            }
+            Self::BaggedTrees { trees, min_split } => {
                 format!("bagged trees ({trees}, min split {min_split})")
             }
             Self::LinearSvr { c, epsilon } => format!("linear SVR (C={c}, eps={epsilon})"),
@@ -129,7 +144,7 @@ pub struct Scores {
 /// Fits `model` on `(x_train, y_train)` and scores it on `(x_test, y_test)`.
 ///
 /// Features are standard-scaled with the training rows' statistics first ([`Downstream::PcaKnn`]: after the PCA). `seed` drives the
-/// bootstrap of the bagged trees (the other models are deterministic).
+/// bootstrap samples and feature draws of the random forest and the bootstrap of the bagged trees (the other models are deterministic).
 ///
 /// # Errors
 /// [`HomdpError::InvalidParam`] for shapes that disagree, empty sets, non-finite features, a
@@ -185,6 +200,12 @@ pub fn fit_evaluate(
             classification_scores(&ptr, ytr, &pte, yte, |a, y, b| knn_proba(a, y, b, *k))
         }
         (Downstream::RandomForest { trees, min_split }, Labels::Class(ytr), Labels::Class(yte)) => {
+            let params = ForestParams::new(*trees, *min_split);
+            classification_scores(&tr, ytr, &te, yte, |a, y, b| {
+                random_forest_proba(a, y, b, &params, seed)
+            })
+        }
+        (Downstream::BaggedTrees { trees, min_split }, Labels::Class(ytr), Labels::Class(yte)) => {
             classification_scores(&tr, ytr, &te, yte, |a, y, b| {
                 bagged_trees_proba(a, y, b, *trees, *min_split, seed)
             })

@@ -13,10 +13,8 @@
 
 use cefedgnn::train::{FedTask, FedTrainConfig, Method, PartitionKind, simulate};
 use criterion::{Criterion, criterion_group, criterion_main};
-use graph_core::generate::ContextualSbm;
 use graph_core::{Dataset, NodeDataset, Registry};
-use ndarray::Array2;
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn cora() -> NodeDataset {
@@ -28,25 +26,7 @@ fn cora() -> NodeDataset {
         return ds;
     }
     eprintln!("round bench: Cora not installed, using a generated graph of Cora's size");
-    let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let ds = ContextualSbm {
-        n: 2708,
-        classes: 7,
-        p_in: 0.0027,
-        p_out: 0.0001,
-        dim: 1,
-        mu: 0.0,
-    }
-    .sample(&mut rng)
-    .expect("valid parameters");
-    let mut x = Array2::<f32>::zeros((2708, 1433));
-    for r in 0..2708 {
-        for _ in 0..18 {
-            x[[r, rng.random_range(0..1433)]] = 1.0;
-        }
-    }
-    NodeDataset::new("cora-sized", ds.graph().clone(), x, ds.labels().to_vec())
-        .expect("valid stand-in")
+    graph_core::generate::cora_shaped(&mut ChaCha8Rng::seed_from_u64(0)).expect("valid stand-in")
 }
 
 fn bench(c: &mut Criterion) {

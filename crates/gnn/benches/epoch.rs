@@ -13,7 +13,6 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use criterion::{Criterion, criterion_group, criterion_main};
 use gnn::tensors::DropoutRng;
 use gnn::{EdgeList, Gnn, GraphInput, ModelConfig, NodeTask};
-use graph_core::generate::ContextualSbm;
 use graph_core::{Dataset, Registry};
 use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
@@ -28,30 +27,9 @@ fn cora() -> NodeTask {
         return NodeTask::from_dataset(&ds).expect("valid Cora");
     }
     eprintln!("epoch bench: Cora not installed, using a Cora-shaped stand-in");
-    let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let ds = ContextualSbm {
-        n: 2708,
-        classes: 7,
-        p_in: 0.0027,
-        p_out: 0.0001,
-        dim: 1,
-        mu: 0.0,
-    }
-    .sample(&mut rng)
-    .expect("valid parameters");
-    let mut x = Array2::<f32>::zeros((2708, 1433));
-    for r in 0..2708 {
-        for _ in 0..18 {
-            x[[r, rng.random_range(0..1433)]] = 1.0;
-        }
-    }
-    NodeTask::new(
-        EdgeList::from_graph(ds.graph()),
-        x,
-        ds.labels().to_vec(),
-        ds.num_classes(),
-    )
-    .expect("valid stand-in")
+    let ds = graph_core::generate::cora_shaped(&mut ChaCha8Rng::seed_from_u64(0))
+        .expect("valid stand-in");
+    NodeTask::from_dataset(&ds).expect("valid stand-in")
 }
 
 fn big_graph() -> NodeTask {

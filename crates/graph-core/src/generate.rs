@@ -273,6 +273,43 @@ impl ContextualSbm {
     }
 }
 
+/// A stand-in of Cora's shape for benchmarks and examples without the real data: 2,708 nodes in
+/// 7 classes (contextual SBM with p_in = 0.0027, p_out = 0.0001, so ≈ 5,300 edges) and 1,433
+/// binary features with up to 18 ones per node, drawn independently of the class.
+///
+/// # Errors
+/// None in practice (the parameters are valid); the `Result` is the one of [`ContextualSbm::sample`].
+///
+/// # Example
+/// ```
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+/// let ds = graph_core::generate::cora_shaped(&mut rng)?;
+/// assert_eq!(ds.features().dim(), (2708, 1433));
+/// assert_eq!(ds.class_counts().len(), 7);
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn cora_shaped<R: Rng + ?Sized>(rng: &mut R) -> Result<NodeDataset> {
+    const N: usize = 2708;
+    const DIM: usize = 1433;
+    let ds = ContextualSbm {
+        n: N,
+        classes: 7,
+        p_in: 0.0027,
+        p_out: 0.0001,
+        dim: 1,
+        mu: 0.0,
+    }
+    .sample(rng)?;
+    let mut x = Array2::<f32>::zeros((N, DIM));
+    for r in 0..N {
+        for _ in 0..18 {
+            x[[r, rng.random_range(0..DIM)]] = 1.0;
+        }
+    }
+    NodeDataset::new("cora-shaped", ds.graph().clone(), x, ds.labels().to_vec())
+}
+
 /// Barabási–Albert preferential attachment: starts from a star on `m + 1` nodes, then each new
 /// node joins `m` distinct existing nodes chosen with probability proportional to degree
 /// (as networkx's `barabasi_albert_graph`).

@@ -71,11 +71,12 @@ pub(crate) enum FedCmd {
         /// Sampled neighbours per node and hop (0: all).
         #[arg(long)]
         fanout: Option<usize>,
-        /// Hidden width (the width d of the shared layer; default 16 for GCN, 32 for AML).
+        /// Hidden width (the width d of the shared layer; default 8 for GCN, as
+        /// `FedTrainConfig::citation`, and 32 for AML).
         #[arg(long)]
         hidden: Option<usize>,
         /// Receiver-side averaging rate of noisy halo rows over rounds (running mean, then
-        /// exponential with this rate; 1 = latest row only). Default: 0.25 for GCN, 1 for AML.
+        /// exponential with this rate; 1 = latest row only). Default: 0.1 for GCN, 1 for AML.
         #[arg(long)]
         halo_average: Option<f64>,
         /// Clip each step's gradient to this L2 norm (default: 5 for AML models, off for GCN).

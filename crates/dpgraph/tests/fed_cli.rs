@@ -1,4 +1,4 @@
-//! `dpgraph fed simulate` end to end on a generated AML graph is slow in debug; this checks the
+//! `dpgraph fed simulate` end to end on a generated AML graph is slow in debug; these check the
 //! argument validation and the one-line errors, which need no training.
 
 use std::process::Command;
@@ -53,5 +53,36 @@ fn fed_simulate_rejects_bad_input_with_one_line() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn fed_simulate_rejects_bad_values_of_the_training_switches() {
+    let base = [
+        "fed",
+        "simulate",
+        "--dataset",
+        "aml-generated",
+        "--generate-accounts",
+        "200",
+        "--rounds",
+        "1",
+        "--local-steps",
+        "1",
+    ];
+    for (flag, value, named) in [
+        ("--halo-average", "0", "halo_average"),
+        ("--halo-average", "1.5", "halo_average"),
+        ("--grad-clip", "NaN", "grad_clip"),
+        ("--dropout", "1.5", "dropout"),
+        ("--hidden", "0", "hidden"),
+    ] {
+        let args: Vec<&str> = base.iter().copied().chain([flag, value]).collect();
+        let out = dpgraph(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
     }
 }

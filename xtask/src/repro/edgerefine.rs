@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use edgerefine::TieBreak;
 use edgerefine::attack::{AttackParams, grand_attack, release_rae};
 use edgerefine::baselines::{BlinkParams, BlinkVariant};
@@ -22,6 +22,7 @@ use edgerefine::metrics::stability;
 use gnn::Monitor;
 use graph_core::registry::{Dataset, data_dir};
 use graph_core::{GraphDataset, NodeDataset, Registry};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{Ctx, Effort};
@@ -30,7 +31,7 @@ use crate::plot::{Scale, Series, line_plot};
 
 /// Releases with more edges than this (dense randomized-response-style graphs) are trained
 /// with the dense epoch cap.
-const DENSE_EDGES: usize = 100_000;
+const DENSE_EDGES: usize = 300_000;
 /// Releases with more edges than this are trained with the very-dense epoch cap.
 const VERY_DENSE_EDGES: usize = 500_000;
 
@@ -127,32 +128,15 @@ fn plan(effort: Effort) -> Plan {
             },
         },
         Effort::Full => Plan {
-            datasets: vec![
-                DsPlan {
-                    name: "cora",
+            datasets: ["cora", "dblp", "acm", "amap"]
+                .into_iter()
+                .map(|name| DsPlan {
+                    name,
                     eps: vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5],
-                    max_epochs: 150,
-                    patience: 30,
-                },
-                DsPlan {
-                    name: "dblp",
-                    eps: vec![1.0, 2.5, 3.5],
-                    max_epochs: 100,
-                    patience: 20,
-                },
-                DsPlan {
-                    name: "acm",
-                    eps: vec![1.0, 2.5],
-                    max_epochs: 80,
-                    patience: 15,
-                },
-                DsPlan {
-                    name: "amap",
-                    eps: vec![2.5],
-                    max_epochs: 40,
-                    patience: 10,
-                },
-            ],
+                    max_epochs: 300,
+                    patience: 50,
+                })
+                .collect(),
             models: vec!["edgerefine-gcn", "edgerefine-gat", "edgerefine-gin"],
             methods: edgerefine_methods(),
             dense_methods: vec![Method::SymRr, Method::Rr, Method::Blink(BlinkVariant::Soft)],
@@ -208,15 +192,21 @@ fn num(x: f64) -> serde_json::Value {
 /// Which parts run: `EDGEREFINE_ONLY=blink,mutag,rae,cora,…` (comma-separated; unset: all).
 /// With `EDGEREFINE_RESUME` set, a part whose output (a table, or a dataset's cache file under
 /// `<out>/edgerefine/cache/` written by an identical plan) already exists is not recomputed:
-/// the long `--full` grid can run as several processes and be assembled by a last run.
+/// the long `--full` grid can run as several processes and be assembled by a last run. The node
+/// grid is cached per (dataset, ε or the ε-free rows, seed) chunk under
+/// `<out>/edgerefine/cache/<dataset>/`, so an interrupted run loses at most one chunk. With
+/// `EDGEREFINE_BUDGET_MIN=m`, no new chunk starts after `m` minutes: the tables are written with
+/// what has run and a note naming the chunks left for a later `EDGEREFINE_RESUME=1` run.
 struct Parts {
     only: Option<Vec<String>>,
     resume: bool,
+    budget: Option<std::time::Duration>,
+    start: Instant,
 }
 
 impl Parts {
-    fn from_env() -> Self {
-        Self {
+    fn from_env() -> Result<Self> {
+        Ok(Self {
             only: std::env::var("EDGEREFINE_ONLY").ok().map(|v| {
                 v.split(',')
                     .map(|x| x.trim().to_ascii_lowercase())
@@ -224,7 +214,22 @@ impl Parts {
                     .collect()
             }),
             resume: std::env::var_os("EDGEREFINE_RESUME").is_some(),
-        }
+            budget: match std::env::var("EDGEREFINE_BUDGET_MIN") {
+                Err(_) => None,
+                Ok(v) => match v.trim().parse::<f64>() {
+                    Ok(m) if m.is_finite() && m >= 0.0 => {
+                        Some(std::time::Duration::from_secs_f64(m * 60.0))
+                    }
+                    _ => bail!("EDGEREFINE_BUDGET_MIN must be a number of minutes ≥ 0, got {v:?}"),
+                },
+            },
+            start: Instant::now(),
+        })
+    }
+
+    /// Whether the time budget (`EDGEREFINE_BUDGET_MIN`) is spent.
+    fn over_budget(&self) -> bool {
+        self.budget.is_some_and(|b| self.start.elapsed() >= b)
     }
 
     fn wants(&self, part: &str) -> bool {
@@ -243,7 +248,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let start = Instant::now();
     let dir = ctx.out.join("edgerefine");
     let p = plan(ctx.effort);
-    let parts = Parts::from_env();
+    let parts = Parts::from_env()?;
     // The small acceptance tables first, the long node-classification grid last (it writes its
     // tables after every dataset).
     if parts.table("blink", &dir, "blink_cora") {
@@ -264,23 +269,74 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
 }
 
 /// Per-release statistics summed over seeds.
-#[derive(Default)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 struct RelAcc {
     n: usize,
     edges: f64,
+    #[serde(with = "nan_as_null")]
     density: f64,
+    #[serde(with = "nan_as_null")]
     precision: f64,
+    #[serde(with = "nan_as_null")]
     recall: f64,
     publish_s: f64,
 }
 
 /// Per-(model, method, ε) training results.
-#[derive(Default)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 struct TrainAcc {
     runs: Vec<f64>,
     train_s: f64,
     epochs: usize,
     cap: usize,
+}
+
+impl RelAcc {
+    fn merge(&mut self, o: &Self) {
+        self.n += o.n;
+        self.edges += o.edges;
+        self.density += o.density;
+        self.precision += o.precision;
+        self.recall += o.recall;
+        self.publish_s += o.publish_s;
+    }
+}
+
+impl TrainAcc {
+    fn merge(&mut self, o: &Self) {
+        self.runs.extend_from_slice(&o.runs);
+        self.train_s += o.train_s;
+        self.epochs += o.epochs;
+        self.cap = o.cap;
+    }
+}
+
+/// Serde for an `f64` that may be NaN (JSON has no NaN: written as `null`, read back as NaN).
+mod nan_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if x.is_finite() {
+            s.serialize_f64(*x)
+        } else {
+            s.serialize_none()
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+    }
+}
+
+/// The results of one chunk of a dataset's grid — the ε-free rows or one ε, for one seed —
+/// as cached under `<out>/edgerefine/cache/<dataset>/`: release statistics per method index and
+/// training results per (model index, method index).
+#[derive(Default, Serialize, Deserialize)]
+struct Chunk {
+    fingerprint: String,
+    releases: Vec<(usize, RelAcc)>,
+    trains: Vec<(usize, usize, TrainAcc)>,
+    seconds: f64,
 }
 
 /// Key of a cell: (method index, ε index or None for the ε-free rows).
@@ -327,7 +383,7 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
     acc.notes.push("The reference tie-break is the authors' row-major order (it releases stars on the first nodes); the default orders ties by Jaccard, then a seeded order.".into());
     acc.notes.push("Blink rows are the original Blink of Zhu et al. (CCS 2023) — the variant (hard / hybrid / soft) is in the method name — with δ_b = 0.1 fixed (the Blink paper tunes δ_b on validation; see blink_cora for that protocol); not the Blink variant inside the EdgeRefine artifact. RR, Blink, LDPGen and DPRR let both endpoints report a pair, so their whole-release edge DP is 2ε (SymRR and EdgeRefine: ε).".into());
     acc.notes.push(format!(
-        "Deviations from the paper's protocol (≤ 700 epochs, patience 100, ε ∈ {{0.5, 1, …, 3.5}}), forced by compute on 2 shared cores (measured: one GAT epoch on AMAP's true graph 0.4 s, on a 1M-edge release 2.5 s): epoch cap and patience per dataset ({}); releases with more than {DENSE_EDGES} edges ≤ {} epochs and more than {VERY_DENSE_EDGES} edges ≤ {} epochs (no early stop before; the `max_epochs` column says which cap applied); Cora runs the full ε grid, the other datasets the ε listed in `grid`.",
+        "Deviations from the paper's protocol (≤ 700 epochs, patience 100), forced by compute on 2 cores: epoch cap / patience {} (measured on an idle machine: at the paper's protocol the three models take 200–700 epochs on AMAP, ≈ 50 s per release and seed, ≈ 3.4 h for AMAP's 245 releases; one GAT epoch on AMAP's true graph 93 ms); releases with more than {DENSE_EDGES} edges ≤ {} epochs and more than {VERY_DENSE_EDGES} edges ≤ {} epochs (no early stop before; the `max_epochs` column says which cap applied). The ε grid per dataset is in `grid`.",
         p.datasets
             .iter()
             .map(|d| format!("{} ≤ {} / {}", d.name, d.max_epochs, d.patience))
@@ -385,41 +441,6 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
             acc.notes.push(format!("{name} is not installed: skipped"));
             continue;
         }
-        let fingerprint = format!(
-            "{} {:?} {} {} {:?} {:?} {:?} {:?} {} {} {DENSE_EDGES} {VERY_DENSE_EDGES}",
-            dp.name,
-            dp.eps,
-            dp.max_epochs,
-            dp.patience,
-            p.seeds,
-            p.models,
-            all.iter().map(Method::label).collect::<Vec<_>>(),
-            p.dense_eps,
-            p.dense_epochs,
-            p.very_dense_epochs
-        );
-        let cache = dir.join("cache").join(format!("{name}.json"));
-        let (a0, r0, p0) = (acc.rows.len(), rel_t.rows.len(), pubi.rows.len());
-        if parts.resume && cache.exists() {
-            let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&cache)?)?;
-            if c["fingerprint"] == json!(fingerprint) {
-                let rows = |k: &str| -> Result<Vec<Vec<serde_json::Value>>> {
-                    Ok(serde_json::from_value(c[k].clone())?)
-                };
-                acc.rows.extend(rows("accuracy")?);
-                rel_t.rows.extend(rows("releases")?);
-                pubi.rows.extend(rows("pubi")?);
-                eprintln!("{name}: rows taken from {}", cache.display());
-                acc.notes.push(format!(
-                    "{name}: rows computed by an earlier run of the same plan (EDGEREFINE_ONLY) and taken from cache/{name}.json (EDGEREFINE_RESUME)."
-                ));
-                continue;
-            }
-            eprintln!(
-                "{name}: {} is from another plan: recomputing",
-                cache.display()
-            );
-        }
         // The ε this dataset runs: its grid plus the dense methods' ε.
         let mut eps_all: Vec<f64> = dp.eps.clone();
         if !p.dense_methods.is_empty() {
@@ -432,53 +453,97 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
         let t0 = Instant::now();
         let mut rels: BTreeMap<Cell, RelAcc> = BTreeMap::new();
         let mut trains: BTreeMap<(usize, Cell), TrainAcc> = BTreeMap::new();
-        let record = |cell: Cell, r: &Released, rels: &mut BTreeMap<Cell, RelAcc>| {
-            let s = structure(ds.graph(), &r.graph);
-            let a = rels.entry(cell).or_default();
-            a.n += 1;
-            a.edges += s.edges as f64;
-            a.density += s.density;
-            a.precision += s.precision;
-            a.recall += s.recall;
-            a.publish_s += r.publish_s;
-        };
-        for &seed in &p.seeds {
-            for (mi, &m) in fixed.iter().enumerate() {
-                let r = release(ds.graph(), m, 1.0, seed)?;
-                record((mi, None), &r, &mut rels);
-                train_models(&ds, p, dp, &r, seed, (mi, None), &mut trains)?;
-            }
-        }
-        for (ei, &eps) in eps_all.iter().enumerate() {
-            let mut ms: Vec<(usize, Method)> = Vec::new();
-            if dp.eps.contains(&eps) {
-                ms.extend(
-                    p.methods
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &m)| (fixed.len() + i, m)),
-                );
-            }
-            if p.dense_eps.contains(&eps) {
-                ms.extend(
-                    p.dense_methods
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &m)| (fixed.len() + p.methods.len() + i, m)),
-                );
-            }
-            let methods: Vec<Method> = ms.iter().map(|x| x.1).collect();
+        let (mut cached, mut skipped) = (0usize, Vec::new());
+        // Chunks: the ε-free rows, then each ε; one seed each.
+        let chunks: Vec<Option<usize>> = std::iter::once(None)
+            .chain((0..eps_all.len()).map(Some))
+            .collect();
+        for &ei in &chunks {
+            // The methods of this chunk, with their index in `all`.
+            let ms: Vec<(usize, Method)> = match ei {
+                None => fixed.iter().copied().enumerate().collect(),
+                Some(e) => {
+                    let eps = eps_all[e];
+                    let mut ms = Vec::new();
+                    if dp.eps.contains(&eps) {
+                        ms.extend(
+                            p.methods
+                                .iter()
+                                .enumerate()
+                                .map(|(i, &m)| (fixed.len() + i, m)),
+                        );
+                    }
+                    if p.dense_eps.contains(&eps) {
+                        ms.extend(
+                            p.dense_methods
+                                .iter()
+                                .enumerate()
+                                .map(|(i, &m)| (fixed.len() + p.methods.len() + i, m)),
+                        );
+                    }
+                    ms
+                }
+            };
+            let eps = ei.map(|e| eps_all[e]);
             for &seed in &p.seeds {
-                let released = release_many(ds.graph(), &methods, eps, seed)?;
-                for ((mi, _), r) in ms.iter().zip(released) {
-                    record((*mi, Some(ei)), &r, &mut rels);
-                    train_models(&ds, p, dp, &r, seed, (*mi, Some(ei)), &mut trains)?;
+                let fingerprint = format!(
+                    "{name} eps {eps:?} seed {seed} epochs {} patience {} models {:?} methods {:?} dense {} {} {DENSE_EDGES} {VERY_DENSE_EDGES}",
+                    dp.max_epochs,
+                    dp.patience,
+                    p.models,
+                    ms.iter().map(|x| x.1.label()).collect::<Vec<_>>(),
+                    p.dense_epochs,
+                    p.very_dense_epochs
+                );
+                let label = eps.map_or("fixed".to_string(), |e| format!("eps{e}"));
+                let cache_dir = dir.join("cache").join(name);
+                let file = format!("{label}-seed{seed}.json");
+                let hit = if parts.resume {
+                    read_chunk(&cache_dir.join(&file)).filter(|c| c.fingerprint == fingerprint)
+                } else {
+                    None
+                };
+                let chunk = match hit {
+                    Some(c) => {
+                        cached += 1;
+                        c
+                    }
+                    None if parts.over_budget() => {
+                        skipped.push(format!("{label} seed {seed}"));
+                        continue;
+                    }
+                    None => {
+                        let c = run_chunk(&ds, p, dp, &ms, eps, seed, fingerprint)?;
+                        std::fs::create_dir_all(&cache_dir)?;
+                        write(&cache_dir, &file, serde_json::to_string(&c)?.as_bytes())?;
+                        c
+                    }
+                };
+                for (mi, r) in &chunk.releases {
+                    rels.entry((*mi, ei)).or_default().merge(r);
+                }
+                for (model_i, mi, t) in &chunk.trains {
+                    trains.entry((*model_i, (*mi, ei))).or_default().merge(t);
                 }
             }
-            eprintln!(
-                "{name} eps={eps}: done at {:.0} s",
-                t0.elapsed().as_secs_f64()
-            );
+            if let Some(e) = eps {
+                eprintln!(
+                    "{name} eps={e}: done at {:.0} s",
+                    t0.elapsed().as_secs_f64()
+                );
+            }
+        }
+        if cached > 0 {
+            acc.notes.push(format!(
+                "{name}: {cached} of {} (ε, seed) chunks taken from cache/{name}/ (computed by an earlier run of the same plan; EDGEREFINE_RESUME).",
+                chunks.len() * p.seeds.len()
+            ));
+        }
+        if !skipped.is_empty() {
+            acc.notes.push(format!(
+                "{name}: not run yet (EDGEREFINE_BUDGET_MIN reached; rerun with EDGEREFINE_RESUME=1 to continue): {}. Cells with fewer runs than seeds lack these.",
+                skipped.join(", ")
+            ));
         }
         // Tables for this dataset.
         for (&(mi, ei), a) in &rels {
@@ -495,7 +560,9 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
             ]);
         }
         for (model_i, model) in p.models.iter().enumerate() {
-            let origin = mean_std(&trains[&(model_i, (0, None))].runs).0;
+            let origin = trains
+                .get(&(model_i, (0, None)))
+                .map_or(f64::NAN, |t| mean_std(&t.runs).0);
             let mut series = Vec::new();
             for (mi, m) in all.iter().enumerate() {
                 let mut pts = Vec::new();
@@ -535,7 +602,7 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
                 if pts.is_empty() {
                     continue;
                 }
-                if mi >= fixed.len() {
+                if mi >= fixed.len() && origin.is_finite() {
                     let means: Vec<f64> = pts.iter().map(|x| x.1).collect();
                     let st = stability(&means, origin)?;
                     pubi.push(vec![
@@ -570,18 +637,6 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
             )?;
         }
         eprintln!("{name}: {:.0} s", t0.elapsed().as_secs_f64());
-        let c = json!({
-            "fingerprint": fingerprint,
-            "accuracy": acc.rows[a0..],
-            "releases": rel_t.rows[r0..],
-            "pubi": pubi.rows[p0..],
-        });
-        std::fs::create_dir_all(dir.join("cache"))?;
-        write(
-            &dir.join("cache"),
-            &format!("{name}.json"),
-            serde_json::to_string(&c)?.as_bytes(),
-        )?;
         // Written after every dataset so that a long run leaves its finished datasets behind.
         acc.write(dir, "accuracy")?;
         rel_t.write(dir, "releases")?;
@@ -592,6 +647,65 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
     pubi.write(dir, "pubi")?;
     println!("{}\n{}", acc.markdown(), pubi.markdown());
     Ok(())
+}
+
+/// A cached chunk, or `None` (with a warning when the file exists but cannot be read).
+fn read_chunk(path: &Path) -> Option<Chunk> {
+    let bytes = std::fs::read(path).ok()?;
+    match serde_json::from_slice(&bytes) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            eprintln!("{}: unreadable ({e}): recomputing", path.display());
+            None
+        }
+    }
+}
+
+/// Runs one chunk of a dataset's grid: releases every method of `ms` at `eps` (`None`: the
+/// ε-free rows) with `seed` and trains every model of the plan on each release.
+fn run_chunk(
+    ds: &NodeDataset,
+    p: &Plan,
+    dp: &DsPlan,
+    ms: &[(usize, Method)],
+    eps: Option<f64>,
+    seed: u64,
+    fingerprint: String,
+) -> Result<Chunk> {
+    let t0 = Instant::now();
+    let methods: Vec<Method> = ms.iter().map(|x| x.1).collect();
+    let released = match eps {
+        Some(e) => release_many(ds.graph(), &methods, e, seed)?,
+        None => methods
+            .iter()
+            .map(|&m| release(ds.graph(), m, 1.0, seed))
+            .collect::<edgerefine::Result<Vec<_>>>()?,
+    };
+    let mut chunk = Chunk {
+        fingerprint,
+        ..Chunk::default()
+    };
+    for (&(mi, _), r) in ms.iter().zip(&released) {
+        let s = structure(ds.graph(), &r.graph);
+        chunk.releases.push((
+            mi,
+            RelAcc {
+                n: 1,
+                edges: s.edges as f64,
+                density: s.density,
+                precision: s.precision,
+                recall: s.recall,
+                publish_s: r.publish_s,
+            },
+        ));
+        let mut trains = BTreeMap::new();
+        train_models(ds, p, dp, r, seed, (mi, None), &mut trains)?;
+        chunk
+            .trains
+            .extend(trains.into_iter().map(|((model_i, _), t)| (model_i, mi, t)));
+    }
+    chunk.seconds = t0.elapsed().as_secs_f64();
+    Ok(chunk)
 }
 
 /// Trains every model of the plan on one release and records the scores under `cell`.

@@ -1127,3 +1127,75 @@ fn blink_published(v: BlinkVariant, eps: f64) -> f64 {
 fn short(model: &str) -> &str {
     model.trim_start_matches("edgerefine-")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_round_trips_nan_statistics_through_json() {
+        let rel = RelAcc {
+            n: 1,
+            edges: 0.0,
+            density: 0.0,
+            precision: f64::NAN,
+            recall: 0.25,
+            publish_s: 1.5,
+        };
+        let c = Chunk {
+            fingerprint: "cora eps None seed 0".into(),
+            releases: vec![(1, rel)],
+            trains: vec![(
+                0,
+                1,
+                TrainAcc {
+                    runs: vec![0.75],
+                    train_s: 2.0,
+                    epochs: 120,
+                    cap: 300,
+                },
+            )],
+            seconds: 3.0,
+        };
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(text.contains("\"precision\":null"), "{text}");
+        let back: Chunk = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.fingerprint, c.fingerprint);
+        let r = &back.releases[0].1;
+        assert!(r.precision.is_nan());
+        assert_eq!((r.n, r.recall, r.publish_s), (1, 0.25, 1.5));
+        assert_eq!(back.trains[0].2.runs, vec![0.75]);
+    }
+
+    #[test]
+    fn merging_chunks_sums_statistics_and_collects_runs() {
+        let one = |acc: f64, edges: f64| {
+            (
+                RelAcc {
+                    n: 1,
+                    edges,
+                    density: edges / 100.0,
+                    precision: 0.5,
+                    recall: 0.1,
+                    publish_s: 1.0,
+                },
+                TrainAcc {
+                    runs: vec![acc],
+                    train_s: 2.0,
+                    epochs: 10,
+                    cap: 300,
+                },
+            )
+        };
+        let (mut r, mut t) = (RelAcc::default(), TrainAcc::default());
+        for (a, e) in [(0.7, 10.0), (0.8, 30.0)] {
+            let (ra, ta) = one(a, e);
+            r.merge(&ra);
+            t.merge(&ta);
+        }
+        assert_eq!(r.n, 2);
+        assert_eq!(r.edges / r.n as f64, 20.0);
+        assert_eq!(t.runs, vec![0.7, 0.8]);
+        assert_eq!((t.train_s, t.epochs, t.cap), (4.0, 20, 300));
+    }
+}

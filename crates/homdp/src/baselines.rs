@@ -52,7 +52,7 @@ impl EdgePerturbation {
     /// heuristic for molecule-sized graphs).
     ///
     /// # Errors
-    /// [`HomdpError::InvalidParam`] for `eps` not finite and positive, `n_max < 2`, or
+    /// [`crate::HomdpError::InvalidParam`] for `eps` not finite and positive, `n_max < 2`, or
     /// `eps ≤ ε1` (nothing left for the randomized response).
     ///
     /// # Example
@@ -107,7 +107,7 @@ impl EdgePerturbation {
     /// Perturbs one graph (same nodes, new edge set).
     ///
     /// # Errors
-    /// [`HomdpError::Dp`] when an ε is not finite and positive (dp-core's check).
+    /// [`crate::HomdpError::Dp`] when an ε is not finite and positive (dp-core's check).
     ///
     /// # Privacy
     /// See [`EdgePerturbation::edge_dp_eps`]; the randomness comes from `rng` (a CSPRNG).
@@ -213,11 +213,15 @@ pub struct GinBaselineConfig {
     pub lr: f64,
     /// Seed of initialisation and batch order.
     pub seed: u64,
+    /// Regression only: train on targets standardised with the mean and standard deviation of
+    /// the training graphs' targets, and report the RMSE of the un-standardised predictions
+    /// (`mean + std · output`). Class targets ignore it.
+    pub standardize_targets: bool,
 }
 
 impl GinBaselineConfig {
     /// The reference protocol: all-ones features, 100 epochs without early stopping, batch 64,
-    /// lr 1e-3, seed 0.
+    /// lr 1e-3, seed 0, raw regression targets.
     pub fn paper() -> Self {
         Self {
             features: BaselineFeatures::Ones,
@@ -226,6 +230,7 @@ impl GinBaselineConfig {
             batch_size: 64,
             lr: 1e-3,
             seed: 0,
+            standardize_targets: false,
         }
     }
 }
@@ -243,6 +248,9 @@ pub struct BaselineOutcome {
     pub epochs: usize,
     /// Mean number of edges of the perturbed training graphs divided by that of the clean ones.
     pub edge_ratio: f64,
+    /// `[mean, std]` of the training targets used to standardise regression targets
+    /// ([`GinBaselineConfig::standardize_targets`]); `None` when targets were not standardised.
+    pub target_standardization: Option<[f64; 2]>,
 }
 
 /// Trains the paper's GIN baseline: the graphs of `split.train` and `split.val` are perturbed
@@ -257,9 +265,11 @@ pub struct BaselineOutcome {
 /// * `rng` — the perturbation's randomness (a CSPRNG; seeded for experiments).
 ///
 /// # Errors
-/// [`HomdpError::InvalidParam`] for targets or node labels that do not fit the graphs, an empty
-/// part of the split or an index out of range; [`HomdpError::Dp`] for a bad ε;
-/// [`HomdpError::Gnn`] when training fails.
+/// [`crate::HomdpError::InvalidParam`] for targets or node labels that do not fit the graphs,
+/// an empty part of the split, an index out of range, or regression targets that cannot be
+/// standardised ([`GinBaselineConfig::standardize_targets`]: a non-finite or constant training
+/// target); [`crate::HomdpError::Dp`] for a bad ε; [`crate::HomdpError::Gnn`] when training
+/// fails.
 ///
 /// # Privacy
 /// Only the training and validation graphs are perturbed and their release is
@@ -310,6 +320,7 @@ pub fn gin_baseline<R: CryptoRng + ?Sized>(
         };
         edge_lists.push(EdgeList::from_graph(&g));
     }
+    let mut target_standardization = None;
     let targets = match labels {
         Labels::Class(y) => {
             let y: Vec<u32> = used.iter().map(|&i| y[i] as u32).collect();
@@ -319,7 +330,16 @@ pub fn gin_baseline<R: CryptoRng + ?Sized>(
                 num_classes,
             }
         }
-        Labels::Real(y) => GraphTargets::Real(used.iter().map(|&i| y[i] as f32).collect()),
+        Labels::Real(y) => {
+            let (mean, std) = if cfg.standardize_targets {
+                let [mean, std] = standardization(split.train.iter().map(|&i| y[i]))?;
+                target_standardization = Some([mean, std]);
+                (mean, std)
+            } else {
+                (0.0, 1.0)
+            };
+            GraphTargets::Real(used.iter().map(|&i| ((y[i] - mean) / std) as f32).collect())
+        }
     };
     let task = GraphTask::new(edge_lists, feats, targets)?;
     let (a, b) = (split.train.len(), n_private);
@@ -345,8 +365,11 @@ pub fn gin_baseline<R: CryptoRng + ?Sized>(
             accuracy: finite(res.test_acc),
             rmse: None,
         },
+        // Un-standardising is affine (`mean + std · output`, likewise for the truth), so the
+        // RMSE of the un-standardised predictions is `std` times gnn's RMSE on the standardised
+        // scale.
         Labels::Real(_) => Scores {
-            rmse: finite(res.test_rmse),
+            rmse: finite(res.test_rmse * target_standardization.map_or(1.0, |[_, s]| s)),
             ..Scores::default()
         },
     };
@@ -356,7 +379,31 @@ pub fn gin_baseline<R: CryptoRng + ?Sized>(
         best_epoch: res.best_epoch,
         epochs: res.epochs,
         edge_ratio: noisy_edges as f64 / clean_edges.max(1) as f64,
+        target_standardization,
     })
+}
+
+/// `[mean, std]` (population standard deviation) of regression targets.
+///
+/// # Errors
+/// [`crate::HomdpError::InvalidParam`] for a non-finite target, or a standard deviation that is 0
+/// (a constant target cannot be standardised) or not finite.
+fn standardization(y: impl Iterator<Item = f64>) -> Result<[f64; 2]> {
+    let y: Vec<f64> = y.collect();
+    if let Some(&v) = y.iter().find(|v| !v.is_finite()) {
+        return invalid("targets", v, "regression targets must be finite");
+    }
+    let n = y.len().max(1) as f64;
+    let mean = y.iter().sum::<f64>() / n;
+    let std = (y.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
+    if std <= 0.0 || !std.is_finite() {
+        return invalid(
+            "targets",
+            std,
+            "training targets are constant: cannot standardise",
+        );
+    }
+    Ok([mean, std])
 }
 
 /// Feature matrices of the graphs at `used`, in that order.
@@ -525,6 +572,109 @@ mod tests {
             "{rr:?}"
         );
         assert!(rr.edge_ratio > 1.2, "{rr:?}");
+        Ok(())
+    }
+
+    /// Regression: the target is an affine function of the edge density of G(16, p), shifted
+    /// far from 0 (as Lipophilicity's unnormalised targets are, on a smaller scale).
+    fn regression(count: usize, scale: f64, offset: f64) -> (Vec<Graph>, Labels) {
+        let ps: Vec<f64> = (0..count)
+            .map(|i| 0.05 + 0.25 * (i % 9) as f64 / 8.0)
+            .collect();
+        let graphs: Vec<Graph> = ps
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| er(16, p, 100 + i as u64))
+            .collect();
+        let y = graphs
+            .iter()
+            .map(|g| offset + scale * g.num_edges() as f64 / 120.0)
+            .collect();
+        (graphs, Labels::Real(y))
+    }
+
+    #[test]
+    fn standardised_regression_targets_train_and_rmse_is_in_target_units() -> Result<()> {
+        let split = GraphSplit {
+            train: (0..54).collect(),
+            val: (54..63).collect(),
+            test: (63..90).collect(),
+        };
+        let cfg = GinBaselineConfig {
+            max_epochs: 30,
+            patience: Some(10),
+            batch_size: 16,
+            standardize_targets: true,
+            ..GinBaselineConfig::paper()
+        };
+        let none = EdgePerturbation::None;
+        let (graphs, labels) = regression(90, 10.0, 500.0);
+        let Labels::Real(y) = &labels else {
+            unreachable!("regression targets")
+        };
+        let test: Vec<f64> = split.test.iter().map(|&i| y[i]).collect();
+        let mean = test.iter().sum::<f64>() / test.len() as f64;
+        let sd = (test.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / test.len() as f64).sqrt();
+        let z = gin_baseline(
+            &graphs,
+            None,
+            &labels,
+            &split,
+            &none,
+            &cfg,
+            &mut seeded_rng(3),
+        )?;
+        let rmse = z.scores.rmse.expect("regression");
+        // Predicting the test mean would give `sd`; the GIN reads the density off the degrees.
+        assert!(rmse < 0.5 * sd, "rmse {rmse} vs sd {sd}");
+        let [m, s] = z.target_standardization.expect("standardised");
+        assert!((m - 500.0).abs() < 10.0 && s > 0.5, "{m} {s}");
+        // Affine targets give the same standardised problem: the RMSE scales with them.
+        let (_, scaled) = regression(90, 30.0, -40.0);
+        let z3 = gin_baseline(
+            &graphs,
+            None,
+            &scaled,
+            &split,
+            &none,
+            &cfg,
+            &mut seeded_rng(3),
+        )?;
+        let r3 = z3.scores.rmse.expect("regression");
+        assert!((r3 / rmse - 3.0).abs() < 3e-3, "{r3} vs 3 x {rmse}");
+        // The raw targets (mean 500) are far out of reach of 30 epochs at lr 1e-3.
+        let raw = GinBaselineConfig {
+            standardize_targets: false,
+            ..cfg
+        };
+        let r = gin_baseline(
+            &graphs,
+            None,
+            &labels,
+            &split,
+            &none,
+            &raw,
+            &mut seeded_rng(3),
+        )?;
+        assert_eq!(r.target_standardization, None);
+        assert!(r.scores.rmse.expect("regression") > 10.0 * rmse, "{r:?}");
+        // Constant training targets cannot be standardised.
+        let flat = Labels::Real(vec![1.5; 90]);
+        assert!(matches!(
+            gin_baseline(
+                &graphs,
+                None,
+                &flat,
+                &split,
+                &none,
+                &cfg,
+                &mut seeded_rng(3)
+            ),
+            Err(HomdpError::InvalidParam {
+                name: "targets",
+                ..
+            })
+        ));
         Ok(())
     }
 

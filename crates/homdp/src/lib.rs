@@ -8,7 +8,9 @@
 //!   paper's seeded pattern laws (random forests, partial k-trees, cycles);
 //! - [`hom_count`], [`hom_density`], [`density_matrix`]: exact `u128` counts (checked, never
 //!   wrapped) and overflow-free `f64` densities; forests by tree DP, cycles by `trace(A^k)`,
-//!   bounded treewidth by a nice-tree-decomposition DP;
+//!   bounded treewidth by a nice-tree-decomposition DP with sparse tables (non-zero entries
+//!   only, per pattern component; [`Method::SparseTreeDecomposition`]) or dense ones
+//!   ([`Method::TreeDecomposition`]);
 //! - [`density_sensitivity`] with [`SensitivityBound`]: the component-aware bounded-degree bound
 //!   (default), the paper's Theorem 4.5 formula (explicit option), the counting lemma; and
 //!   [`smooth_sensitivity`];

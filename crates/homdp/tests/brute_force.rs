@@ -36,7 +36,11 @@ fn pattern(sampler: &PatternSampler, seed: u64, max_nodes: usize) -> Pattern {
 
 fn agree(f: &Pattern, g: &Graph) -> Result<(), TestCaseError> {
     let truth = hom_count_with(f, g, Method::BruteForce).expect("small");
-    let mut methods = vec![Method::Auto, Method::TreeDecomposition];
+    let mut methods = vec![
+        Method::Auto,
+        Method::TreeDecomposition,
+        Method::SparseTreeDecomposition,
+    ];
     match f.kind() {
         PatternKind::Forest => methods.push(Method::Forest),
         PatternKind::Cycle(_) => methods.push(Method::Cycle),

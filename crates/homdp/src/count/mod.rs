@@ -9,6 +9,7 @@
 mod brute;
 mod cycle;
 mod forest;
+mod sparse;
 mod treewidth;
 
 use graph_core::Graph;
@@ -23,15 +24,25 @@ pub use treewidth::MAX_TABLE_ENTRIES;
 /// Which counting algorithm to run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Method {
-    /// Forest DP for forests, trace(A^k) for cycles, the tree-decomposition DP otherwise.
+    /// Forest DP for forests, trace(A^k) for cycles, the sparse tree-decomposition DP
+    /// ([`Method::SparseTreeDecomposition`]) otherwise.
     #[default]
     Auto,
     /// Per-component tree DP, O(|V(F)|·(n + |E(G)|)); forests only.
     Forest,
     /// `trace(A^k)` by sparse walks, O(n·k·(n + |E(G)|)); single cycles `C_k` only.
     Cycle,
-    /// DP over a nice tree decomposition, O(|V(F)|·w·n^(w+1)) for width `w`; any pattern.
+    /// DP over a nice tree decomposition with dense tables, O(|V(F)|·w·n^(w+1)) for width `w`;
+    /// any pattern. Tables are limited to [`MAX_TABLE_ENTRIES`] entries (`n^(w+1)`).
     TreeDecomposition,
+    /// The same DP with sparse tables (only the non-zero entries, images of an introduced node
+    /// enumerated among graph neighbours), each connected component of the pattern counted on
+    /// its own; any pattern. For a connected bag of size `w + 1` a table holds at most
+    /// `n·Δ^w` entries (Δ the graph's maximum degree), so on sparse graphs it is orders of
+    /// magnitude faster than [`Method::TreeDecomposition`] (a treewidth-3 pattern on a
+    /// 25-atom molecule: ≈ 1,600 instead of 390,625 entries). A table with more than
+    /// [`MAX_TABLE_ENTRIES`] non-zero entries is [`HomdpError::TooExpensive`].
+    SparseTreeDecomposition,
     /// Enumeration of all `n^|V(F)|` maps (the reference oracle for tests).
     BruteForce,
 }
@@ -123,7 +134,7 @@ fn resolve(pattern: &Pattern, method: Method) -> Result<Method> {
     Ok(match (method, pattern.kind()) {
         (Method::Auto, PatternKind::Forest) => Method::Forest,
         (Method::Auto, PatternKind::Cycle(_)) => Method::Cycle,
-        (Method::Auto, PatternKind::General) => Method::TreeDecomposition,
+        (Method::Auto, PatternKind::General) => Method::SparseTreeDecomposition,
         (Method::Forest, k) if k != PatternKind::Forest => {
             return Err(HomdpError::WrongPatternClass {
                 method: "forest",
@@ -149,6 +160,7 @@ fn run<A: Arith>(a: &A, pattern: &Pattern, graph: &Graph, method: Method) -> Res
         Method::Forest => forest::count(a, pattern, graph).ok_or_else(overflow),
         Method::Cycle => cycle::count(a, pattern.num_nodes(), graph).ok_or_else(overflow),
         Method::TreeDecomposition => treewidth::count(a, pattern, graph)?.ok_or_else(overflow),
+        Method::SparseTreeDecomposition => sparse::count(a, pattern, graph)?.ok_or_else(overflow),
         Method::BruteForce | Method::Auto => unreachable!("resolved above / handled by caller"),
     }
 }
@@ -159,11 +171,12 @@ fn run<A: Arith>(a: &A, pattern: &Pattern, graph: &Graph, method: Method) -> Res
 /// # Errors
 /// [`HomdpError::Overflow`] when the count (or an intermediate) exceeds `u128`;
 /// [`HomdpError::TooExpensive`] when a tree-decomposition table would exceed
-/// [`MAX_TABLE_ENTRIES`].
+/// [`MAX_TABLE_ENTRIES`] entries.
 ///
 /// # Complexity
-/// Forests O(|V(F)|·(n + |E(G)|)); cycles O(n·k·(n + |E(G)|)); otherwise
-/// O(|V(F)|·w·n^(w+1)) for the decomposition width `w`.
+/// Forests O(|V(F)|·(n + |E(G)|)); cycles O(n·k·(n + |E(G)|)); otherwise the sparse
+/// tree-decomposition DP, O(|V(F)|·T·(log T + w·log Δ)) for tables of at most `T` entries
+/// (`T ≤ n·Δ^w` for a bag that is connected in the pattern, `n^(w+1)` at worst).
 ///
 /// # Example
 /// ```

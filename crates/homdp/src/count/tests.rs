@@ -26,7 +26,12 @@ fn cycle(n: u32) -> Graph {
 
 /// Checks `hom(F, G) = expected` with every applicable method, and the density both ways.
 fn check(f: &Pattern, g: &Graph, expected: u128) -> Result<()> {
-    let mut methods = vec![Method::Auto, Method::TreeDecomposition, Method::BruteForce];
+    let mut methods = vec![
+        Method::Auto,
+        Method::TreeDecomposition,
+        Method::SparseTreeDecomposition,
+        Method::BruteForce,
+    ];
     match f.kind() {
         PatternKind::Forest => methods.push(Method::Forest),
         PatternKind::Cycle(_) => methods.push(Method::Cycle),
@@ -95,10 +100,12 @@ fn overflow_is_an_error_and_density_still_works() -> Result<()> {
             graph_nodes: 20
         })
     ));
-    assert!(matches!(
-        hom_count_with(&star, &g, Method::TreeDecomposition),
-        Err(HomdpError::Overflow { .. })
-    ));
+    for m in [Method::TreeDecomposition, Method::SparseTreeDecomposition] {
+        assert!(matches!(
+            hom_count_with(&star, &g, m),
+            Err(HomdpError::Overflow { .. })
+        ));
+    }
     let t = hom_density(&star, &g)?;
     let expect = (19.0f64 / 20.0).powi(40);
     assert!((t - expect).abs() < 1e-13 * expect, "{t} vs {expect}");
@@ -154,5 +161,109 @@ fn scaled_and_exact_densities_agree_where_u128_fits() -> Result<()> {
         }
     }
     assert!(compared > 100, "only {compared} comparisons");
+    Ok(())
+}
+
+#[test]
+fn sparse_and_dense_decomposition_counters_agree() -> Result<()> {
+    // Partial 2- and 3-trees (often disconnected after thinning) and arbitrary small patterns on
+    // sparse and dense random graphs: exact counts equal; for connected patterns the scaled
+    // densities are bit-identical (same non-zero terms, same summation order), otherwise equal
+    // up to rounding (the sparse counter multiplies per-component densities).
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let mut pats = PatternSampler::partial_ktrees(2)?
+        .size_p(0.25)?
+        .sample_many(40, &mut rng);
+    pats.extend(
+        PatternSampler::partial_ktrees(3)?
+            .size_p(0.3)?
+            .sample_many(40, &mut rng),
+    );
+    // Heavier thinning: many disconnected patterns.
+    pats.extend(
+        PatternSampler::partial_ktrees(3)?
+            .size_p(0.2)?
+            .keep_prob(0.6)?
+            .sample_many(30, &mut rng),
+    );
+    pats.push(Pattern::complete(4)?.disjoint_union(&Pattern::cycle(5)?)?);
+    pats.push(Pattern::new(5, &[(0, 1), (2, 3), (3, 4), (2, 4)])?);
+    let (mut compared, mut disconnected, mut nonzero) = (0, 0, 0);
+    for (n, p) in [(12usize, 0.5), (20, 0.15), (30, 0.08)] {
+        let g = graph_core::generate::erdos_renyi(n, p, &mut rng)?;
+        for f in &pats {
+            let dense = match hom_count_with(f, &g, Method::TreeDecomposition) {
+                Ok(c) => c,
+                Err(HomdpError::Overflow { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            assert_eq!(
+                hom_count_with(f, &g, Method::SparseTreeDecomposition)?,
+                dense,
+                "{:?}",
+                f.edges().collect::<Vec<_>>()
+            );
+            let d = hom_density_with(f, &g, Method::TreeDecomposition)?;
+            let s = hom_density_with(f, &g, Method::SparseTreeDecomposition)?;
+            if f.num_components() == 1 {
+                assert_eq!(d.to_bits(), s.to_bits(), "{d} vs {s}");
+            } else {
+                disconnected += 1;
+                assert!((d - s).abs() <= 1e-13 * d, "{d} vs {s}");
+            }
+            compared += 1;
+            nonzero += usize::from(dense > 0);
+        }
+    }
+    assert!(
+        compared > 200 && disconnected > 20 && nonzero > 100,
+        "{compared} {disconnected} {nonzero}"
+    );
+    Ok(())
+}
+
+#[test]
+fn sparse_counter_goes_beyond_the_dense_table_limit() -> Result<()> {
+    // n = 400: the dense table of a width-2 decomposition (400³ = 6.4e7 entries) is refused;
+    // the sparse counter agrees with the independent cycle (trace) and forest counters.
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let g = graph_core::generate::erdos_renyi(400, 0.01, &mut rng)?;
+    for k in 3..=8 {
+        let c = Pattern::cycle(k)?;
+        assert!(matches!(
+            hom_count_with(&c, &g, Method::TreeDecomposition),
+            Err(HomdpError::TooExpensive { .. })
+        ));
+        assert_eq!(
+            hom_count_with(&c, &g, Method::SparseTreeDecomposition)?,
+            hom_count_with(&c, &g, Method::Cycle)?,
+            "C{k}"
+        );
+    }
+    for f in PatternSampler::forests().sample_many(30, &mut rng) {
+        assert_eq!(
+            hom_count_with(&f, &g, Method::SparseTreeDecomposition)?,
+            hom_count_with(&f, &g, Method::Forest)?
+        );
+        let (s, t) = (
+            hom_density_with(&f, &g, Method::SparseTreeDecomposition)?,
+            hom_density_with(&f, &g, Method::Forest)?,
+        );
+        assert!((s - t).abs() <= 1e-12 * t, "{s} vs {t}");
+    }
+    // K4 in K70: 70·69·68·67 ≈ 2.2e7 non-zero entries in the last table: over the limit.
+    assert!(matches!(
+        hom_count_with(
+            &Pattern::complete(4)?,
+            &complete(70),
+            Method::SparseTreeDecomposition
+        ),
+        Err(HomdpError::TooExpensive { .. })
+    ));
+    // K4 in K40: 40·39·38·37 = 2,193,360 injective maps (the limit is not hit).
+    assert_eq!(
+        hom_count(&Pattern::complete(4)?, &complete(40))?,
+        40 * 39 * 38 * 37
+    );
     Ok(())
 }

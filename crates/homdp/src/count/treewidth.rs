@@ -6,12 +6,14 @@ use super::Arith;
 use crate::error::{HomdpError, Result};
 use crate::pattern::{Pattern, TreeDecomposition};
 
-/// Largest DP table (entries `n^|bag|`) the tree-decomposition counter will allocate.
+/// Largest DP table the tree-decomposition counters will build: `n^|bag|` entries for the dense
+/// counter ([`crate::Method::TreeDecomposition`], checked before it starts), non-zero entries for
+/// the sparse one ([`crate::Method::SparseTreeDecomposition`], checked as tables grow).
 pub const MAX_TABLE_ENTRIES: usize = 1 << 24;
 
 /// One node of a nice tree decomposition; bags are sorted pattern nodes.
 #[derive(Clone, Debug)]
-enum Op {
+pub(super) enum Op {
     Leaf,
     Introduce { child: usize, v: u8 },
     Forget { child: usize, v: u8 },
@@ -19,27 +21,33 @@ enum Op {
 }
 
 #[derive(Clone, Debug)]
-struct Node {
-    op: Op,
-    bag: Vec<u8>,
+pub(super) struct Node {
+    pub(super) op: Op,
+    pub(super) bag: Vec<u8>,
 }
 
 /// Converts a tree decomposition into a nice one, children before parents; the last node is
 /// the root with an empty bag.
-fn nice_program(td: &TreeDecomposition) -> Vec<Node> {
+pub(super) fn nice_program(td: &TreeDecomposition, pattern: &Pattern) -> Vec<Node> {
     let children = td.children();
     let mut out = Vec::new();
-    let top = build(td, &children, td.root(), &mut out);
-    transition(&mut out, top, &[]);
+    let top = build(td, pattern, &children, td.root(), &mut out);
+    transition(&mut out, pattern, top, &[]);
     out
 }
 
-fn build(td: &TreeDecomposition, children: &[Vec<usize>], b: usize, out: &mut Vec<Node>) -> usize {
+fn build(
+    td: &TreeDecomposition,
+    pattern: &Pattern,
+    children: &[Vec<usize>],
+    b: usize,
+    out: &mut Vec<Node>,
+) -> usize {
     let bag = &td.raw_bags()[b];
     let mut acc: Option<usize> = None;
     for &c in &children[b] {
-        let sub = build(td, children, c, out);
-        let sub = transition(out, sub, bag);
+        let sub = build(td, pattern, children, c, out);
+        let sub = transition(out, pattern, sub, bag);
         acc = Some(match acc {
             None => sub,
             Some(left) => {
@@ -59,13 +67,16 @@ fn build(td: &TreeDecomposition, children: &[Vec<usize>], b: usize, out: &mut Ve
                 bag: Vec::new(),
             });
             let leaf = out.len() - 1;
-            transition(out, leaf, bag)
+            transition(out, pattern, leaf, bag)
         }
     }
 }
 
-/// Forgets the nodes of `out[cur].bag` missing from `target`, then introduces the new ones.
-fn transition(out: &mut Vec<Node>, mut cur: usize, target: &[u8]) -> usize {
+/// Forgets the nodes of `out[cur].bag` missing from `target`, then introduces the new ones,
+/// each time the one with the most pattern neighbours in the current bag (then in `target`,
+/// then the smallest id): the sparse counter enumerates an introduced node's images among the
+/// graph neighbours of a bag neighbour's image, so early neighbours keep its tables small.
+fn transition(out: &mut Vec<Node>, pattern: &Pattern, mut cur: usize, target: &[u8]) -> usize {
     let from = out[cur].bag.clone();
     for &v in from.iter().filter(|v| !target.contains(v)) {
         let bag: Vec<u8> = out[cur].bag.iter().copied().filter(|&x| x != v).collect();
@@ -75,7 +86,28 @@ fn transition(out: &mut Vec<Node>, mut cur: usize, target: &[u8]) -> usize {
         });
         cur = out.len() - 1;
     }
-    for &v in target.iter().filter(|v| !from.contains(v)) {
+    let mut todo: Vec<u8> = target
+        .iter()
+        .copied()
+        .filter(|v| !from.contains(v))
+        .collect();
+    while !todo.is_empty() {
+        let links = |v: u8, set: &[u8]| {
+            set.iter()
+                .filter(|&&u| pattern.has_edge(u as usize, v as usize))
+                .count()
+        };
+        let at = (0..todo.len())
+            .max_by_key(|&i| {
+                let v = todo[i];
+                (
+                    links(v, &out[cur].bag),
+                    links(v, target),
+                    std::cmp::Reverse(v),
+                )
+            })
+            .expect("todo is not empty");
+        let v = todo.remove(at);
         let mut bag = out[cur].bag.clone();
         let at = bag.partition_point(|&x| x < v);
         bag.insert(at, v);
@@ -111,7 +143,7 @@ pub(super) fn count<A: Arith>(a: &A, pattern: &Pattern, graph: &Graph) -> Result
         adj[u as usize * n + v as usize] = true;
         adj[v as usize * n + u as usize] = true;
     }
-    let prog = nice_program(td);
+    let prog = nice_program(td, pattern);
     let mut tables: Vec<Option<Vec<A::W>>> = vec![None; prog.len()];
     for (i, node) in prog.iter().enumerate() {
         let t = match node.op {
@@ -227,7 +259,7 @@ mod tests {
     #[test]
     fn nice_program_visits_every_node_once_and_ends_empty() -> crate::Result<()> {
         let p = Pattern::complete(4)?.disjoint_union(&Pattern::cycle(5)?)?;
-        let prog = nice_program(p.decomposition());
+        let prog = nice_program(p.decomposition(), &p);
         assert!(prog.last().is_some_and(|r| r.bag.is_empty()));
         let forgets = prog
             .iter()

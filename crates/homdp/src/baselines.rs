@@ -688,35 +688,24 @@ mod tests {
         };
         let cfg = GinBaselineConfig::paper();
         let none = EdgePerturbation::None;
-        assert!(
+        let run = |split: &GraphSplit| {
             gin_baseline(
                 &graphs,
                 None,
                 &labels,
-                &split,
+                split,
                 &none,
                 &cfg,
-                &mut seeded_rng(1)
+                &mut seeded_rng(1),
             )
-            .is_err()
-        );
+        };
+        assert!(run(&split).is_err());
         let split = GraphSplit {
             train: vec![0, 1, 2],
             val: vec![3],
             test: vec![99],
         };
-        assert!(
-            gin_baseline(
-                &graphs,
-                None,
-                &labels,
-                &split,
-                &none,
-                &cfg,
-                &mut seeded_rng(1)
-            )
-            .is_err()
-        );
+        assert!(run(&split).is_err());
         let split = GraphSplit {
             train: vec![0, 1, 2],
             val: vec![3],

@@ -454,6 +454,8 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
         let mut rels: BTreeMap<Cell, RelAcc> = BTreeMap::new();
         let mut trains: BTreeMap<(usize, Cell), TrainAcc> = BTreeMap::new();
         let (mut cached, mut skipped) = (0usize, Vec::new());
+        // Per model: (runs that reached the `max_epochs` cap, runs under that cap).
+        let mut at_cap = vec![(0usize, 0usize); p.models.len()];
         // Chunks: the ε-free rows, then each ε; one seed each.
         let chunks: Vec<Option<usize>> = std::iter::once(None)
             .chain((0..eps_all.len()).map(Some))
@@ -524,6 +526,12 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
                 }
                 for (model_i, mi, t) in &chunk.trains {
                     trains.entry((*model_i, (*mi, ei))).or_default().merge(t);
+                    // One run per chunk entry: did it run to the dataset's own epoch cap?
+                    if t.cap == dp.max_epochs {
+                        let c = &mut at_cap[*model_i];
+                        c.1 += 1;
+                        c.0 += usize::from(t.epochs >= t.cap);
+                    }
                 }
             }
             if let Some(e) = eps {
@@ -539,6 +547,7 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
                 chunks.len() * p.seeds.len()
             ));
         }
+        acc.notes.push(at_cap_note(name, dp, &p.models, &at_cap));
         if !skipped.is_empty() {
             acc.notes.push(format!(
                 "{name}: not run yet (EDGEREFINE_BUDGET_MIN reached; rerun with EDGEREFINE_RESUME=1 to continue): {}. Cells with fewer runs than seeds lack these.",
@@ -659,6 +668,23 @@ fn read_chunk(path: &Path) -> Option<Chunk> {
             None
         }
     }
+}
+
+/// The note on how many runs of each model reached the dataset's epoch cap without an early stop
+/// (their validation accuracy still improved within the last `patience` epochs, so a longer
+/// protocol would have trained them further).
+fn at_cap_note(name: &str, dp: &DsPlan, models: &[&str], at_cap: &[(usize, usize)]) -> String {
+    let counts: Vec<String> = models
+        .iter()
+        .zip(at_cap)
+        .map(|(m, (hit, n))| format!("{} {hit}/{n}", m.trim_start_matches("edgerefine-")))
+        .collect();
+    format!(
+        "{name}: runs that reached the {}-epoch cap without an early stop (validation accuracy still improving within the last {} epochs; the paper's ≤ 700 / 100 would train them longer): {}.",
+        dp.max_epochs,
+        dp.patience,
+        counts.join(", ")
+    )
 }
 
 /// Runs one chunk of a dataset's grid: releases every method of `ms` at `eps` (`None`: the
@@ -1131,6 +1157,28 @@ fn short(model: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_cap_note_counts_runs_per_model() {
+        let dp = DsPlan {
+            name: "amap",
+            eps: vec![1.0],
+            max_epochs: 300,
+            patience: 50,
+        };
+        let note = at_cap_note(
+            "amap",
+            &dp,
+            &["edgerefine-gcn", "edgerefine-gat"],
+            &[(155, 270), (0, 270)],
+        );
+        assert!(
+            note.starts_with("amap: runs that reached the 300-epoch cap"),
+            "{note}"
+        );
+        assert!(note.contains("last 50 epochs"), "{note}");
+        assert!(note.ends_with(": gcn 155/270, gat 0/270."), "{note}");
+    }
 
     #[test]
     fn chunk_round_trips_nan_statistics_through_json() {

@@ -677,7 +677,7 @@ fn at_cap_note(name: &str, dp: &DsPlan, models: &[&str], at_cap: &[(usize, usize
     let counts: Vec<String> = models
         .iter()
         .zip(at_cap)
-        .map(|(m, (hit, n))| format!("{} {hit}/{n}", m.trim_start_matches("edgerefine-")))
+        .map(|(m, (hit, n))| format!("{} {hit}/{n}", short(m)))
         .collect();
     format!(
         "{name}: runs that reached the {}-epoch cap without an early stop (validation accuracy still improving within the last {} epochs; the paper's ≤ 700 / 100 would train them longer): {}.",

@@ -111,6 +111,47 @@ pub enum GraphError {
         /// SHA-256 of the bytes received.
         actual: String,
     },
+    /// A downloaded or embedded archive that cannot be unpacked safely: corrupt or truncated,
+    /// a member escaping the target folder, a link, or a decompression bomb.
+    #[error("archive {archive}: {message}")]
+    Archive {
+        /// The archive's file name.
+        archive: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A download that failed: network, HTTP status, timeout, wrong size.
+    #[error("download {url}: {message}")]
+    Download {
+        /// Where it was read from.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// An upstream archive whose content does not convert to the installed layout.
+    #[error("converting {dataset}: {message}")]
+    Convert {
+        /// The dataset.
+        dataset: String,
+        /// The member or value that does not fit.
+        message: String,
+    },
+    /// Every upstream source of a dataset failed.
+    #[error("no upstream source of {dataset} could be installed: {failures}")]
+    Upstream {
+        /// The dataset.
+        dataset: String,
+        /// One entry per source tried, `; `-separated.
+        failures: String,
+    },
+    /// A dataset with no plain download: the user installs it by hand.
+    #[error("{dataset} has no plain download; install it by hand: {steps}")]
+    Manual {
+        /// The dataset.
+        dataset: String,
+        /// The steps.
+        steps: String,
+    },
     /// A malformed registry file.
     #[error("registry: {0}")]
     Registry(String),

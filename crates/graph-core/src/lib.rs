@@ -7,6 +7,8 @@
 //! - [`loaders`]: TU format, the mirror's node-classification layout, OGB raw CSVs.
 //! - [`io`]: the command line's edge-list and graph-set formats, `.npy`, atomic writes.
 //! - [`registry`]: the dataset registry, installation with checksum verification, load by name.
+//! - [`install`]: installation from upstream archives (download, safe unpacking, converters)
+//!   and from the embedded copies of Cora and MUTAG.
 //! - [`generate`]: seeded G(n,p), SBM, contextual SBM, Barabási–Albert.
 //! - [`Partition`]: splitting a graph's nodes into parts by attribute, at random or by
 //!   communities, with cross-part edge counts.
@@ -35,6 +37,7 @@ mod error;
 pub mod generate;
 mod graph;
 mod interop;
+pub mod install;
 pub mod io;
 pub mod loaders;
 mod node_data;

@@ -68,6 +68,74 @@ pub struct FileSpec {
     pub sha256: String,
     /// Size in bytes.
     pub bytes: u64,
+    /// Kept for provenance only (a source file the dataset was converted from, or a table of
+    /// the conversion): installed from a mirror, not produced by upstream converters, not needed
+    /// to load the dataset, and checked only when present.
+    #[serde(default)]
+    pub provenance: bool,
+}
+
+/// How an upstream download becomes the installed layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceFormat {
+    /// The EdgeRefine release zip: dense `.npy` matrices per node dataset
+    /// (`<name>\<name>_{adj,feat,label}.npy`) and raw TU files (`TUDataset\<NAME>\raw\…`).
+    EdgerefineZip,
+    /// An archive holding the installed files themselves (a TUDataset zip with
+    /// `<NAME>/<NAME>_A.txt`, …; a tgz of CSVs): each file unchanged, found by its name, and
+    /// gzipped as `gzip -9 -n` does where the registry's file is `.gz` and the archive's is not.
+    Files,
+    /// A zip of the DGCNN text format (`<NAME>/<NAME>.txt` + `10fold_idx/`), converted to TU.
+    DgcnnZip,
+    /// An OGB graph-property zip (`raw/*.csv.gz`, `split/scaffold/*.csv.gz`, `mapping/`).
+    OgbZip,
+    /// Provenance only: not a download dpgraph can convert (a folder view, a login page, or a
+    /// file that needs a chemistry toolkit).
+    Reference,
+}
+
+impl SourceFormat {
+    /// The registry spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::EdgerefineZip => "edgerefine-zip",
+            Self::Files => "files",
+            Self::DgcnnZip => "dgcnn-zip",
+            Self::OgbZip => "ogb-zip",
+            Self::Reference => "reference",
+        }
+    }
+}
+
+/// One upstream source of a dataset.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Upstream {
+    /// Where the publisher ships it.
+    pub url: String,
+    /// How it converts to the installed layout.
+    pub format: SourceFormat,
+    /// SHA-256 of the download, where known (checked before unpacking). It belongs to this URL:
+    /// another mirror of the same dataset may ship a different archive.
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// Size of the download in bytes, where known.
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// Label renaming for converters that need it (DGCNN labels → TU labels).
+    #[serde(default)]
+    pub label_map: BTreeMap<String, String>,
+    /// What a reader should know about this source.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+impl Upstream {
+    /// Whether dpgraph can download and convert this source.
+    pub fn is_installable(&self) -> bool {
+        self.format != SourceFormat::Reference
+    }
 }
 
 /// Counts a correct load must reproduce (from the dataset's README).
@@ -107,8 +175,14 @@ pub struct DatasetSpec {
     pub layout: Layout,
     /// One-line description.
     pub description: String,
-    /// Canonical upstream sources the files come from.
-    pub upstream: Vec<String>,
+    /// Canonical upstream sources, tried in order by the upstream installer.
+    pub upstream: Vec<Upstream>,
+    /// Whether a compressed copy ships inside dpgraph (see `datasets/embedded/`).
+    #[serde(default)]
+    pub embedded: bool,
+    /// The steps a user takes by hand where no source is a plain download.
+    #[serde(default)]
+    pub manual: Option<String>,
     /// Counts a load must reproduce.
     #[serde(default)]
     pub expect: Expect,
@@ -156,6 +230,22 @@ impl Registry {
                     "duplicate dataset `{}`",
                     d.name
                 )));
+            }
+            for u in &d.upstream {
+                if let Some(sha) = &u.sha256
+                    && (sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()))
+                {
+                    return Err(GraphError::Registry(format!(
+                        "{}: upstream {}: sha256 must be 64 hex digits",
+                        d.name, u.url
+                    )));
+                }
+                if u.is_installable() && !(u.url.starts_with("https://") || u.url.starts_with("http://")) {
+                    return Err(GraphError::Registry(format!(
+                        "{}: upstream `{}` is not an http(s) URL",
+                        d.name, u.url
+                    )));
+                }
             }
             for f in &d.files {
                 if f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -225,15 +315,38 @@ impl DatasetSpec {
         data_dir.join(&self.name)
     }
 
-    /// Whether every file of the dataset is present (sizes checked, not checksums).
+    /// Whether every file needed to load the dataset is present (sizes checked, not checksums;
+    /// [provenance](FileSpec::provenance) files are not needed).
     pub fn is_installed(&self, data_dir: &Path) -> bool {
         let dir = self.dir(data_dir);
-        self.files.iter().all(|f| {
+        self.files.iter().filter(|f| !f.provenance).all(|f| {
             fs::metadata(dir.join(&f.path)).is_ok_and(|m| m.is_file() && m.len() == f.bytes)
         })
     }
 
-    /// Verifies every installed file against its checksum.
+    /// The files an upstream converter must produce (all but the provenance files).
+    pub fn required_files(&self) -> impl Iterator<Item = &FileSpec> {
+        self.files.iter().filter(|f| !f.provenance)
+    }
+
+    /// The sources dpgraph can download and convert, in the order they are tried.
+    pub fn installable_upstream(&self) -> impl Iterator<Item = &Upstream> {
+        self.upstream.iter().filter(|u| u.is_installable())
+    }
+
+    /// Where the dataset comes from, for listings: `embedded`, `upstream` (a plain download
+    /// dpgraph converts), or `manual`.
+    pub fn origin(&self) -> &'static str {
+        if self.embedded {
+            "embedded"
+        } else if self.installable_upstream().next().is_some() {
+            "upstream"
+        } else {
+            "manual"
+        }
+    }
+
+    /// Verifies every installed file against its checksum (provenance files only when present).
     ///
     /// # Errors
     /// [`GraphError::MissingFile`], [`GraphError::Io`] or [`GraphError::Checksum`] for the first
@@ -242,6 +355,9 @@ impl DatasetSpec {
         let dir = self.dir(data_dir);
         for f in &self.files {
             let p = dir.join(&f.path);
+            if f.provenance && !p.exists() {
+                continue;
+            }
             if !p.is_file() {
                 return Err(GraphError::MissingFile { path: p });
             }
@@ -271,7 +387,7 @@ impl DatasetSpec {
     }
 }
 
-fn check_sum(dataset: &str, f: &FileSpec, bytes: &[u8]) -> Result<()> {
+pub(crate) fn check_sum(dataset: &str, f: &FileSpec, bytes: &[u8]) -> Result<()> {
     let actual = sha256_hex(bytes);
     if !actual.eq_ignore_ascii_case(&f.sha256) {
         return Err(GraphError::Checksum {
@@ -365,12 +481,39 @@ pub fn install(spec: &DatasetSpec, source: &dyn Fetch, data_dir: &Path) -> Resul
     if spec.is_installed(data_dir) && spec.verify(data_dir).is_ok() {
         return Ok(InstallOutcome::AlreadyInstalled);
     }
+    let mut files = Vec::with_capacity(spec.files.len());
+    for f in &spec.files {
+        let what = PathBuf::from(format!("{}/{}/{}", source.describe(), spec.name, f.path));
+        let bytes = source
+            .fetch(&spec.name, &f.path)
+            .map_err(|e| GraphError::io(&what, e))?;
+        check_sum(&spec.name, f, &bytes)?;
+        files.push((f.path.as_str(), bytes));
+    }
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (*p, b.as_slice())).collect();
+    place(spec, data_dir, &refs)?;
+    Ok(InstallOutcome::Installed)
+}
+
+/// Writes verified `files` into a temporary folder beside the dataset's and renames it into
+/// place (replacing an older copy). On any failure the temporary folder is removed, so no
+/// partial dataset is ever visible under its name.
+pub(crate) fn place(spec: &DatasetSpec, data_dir: &Path, files: &[(&str, &[u8])]) -> Result<()> {
     fs::create_dir_all(data_dir).map_err(|e| GraphError::io(data_dir, e))?;
     let pid = std::process::id();
     let tmp = data_dir.join(format!(".install-{}-{pid}", spec.name));
     let _ = fs::remove_dir_all(&tmp);
-    let result = fetch_all(spec, source, &tmp);
-    if let Err(e) = result {
+    let write = || -> Result<()> {
+        for (path, bytes) in files {
+            let dest = tmp.join(path);
+            if let Some(parent) = dest.parent() {
+                fs::create_dir_all(parent).map_err(|e| GraphError::io(parent, e))?;
+            }
+            fs::write(&dest, bytes).map_err(|e| GraphError::io(&dest, e))?;
+        }
+        Ok(())
+    };
+    if let Err(e) = write() {
         let _ = fs::remove_dir_all(&tmp);
         return Err(e);
     }
@@ -385,22 +528,6 @@ pub fn install(spec: &DatasetSpec, source: &dyn Fetch, data_dir: &Path) -> Resul
         return Err(GraphError::io(&dest, e));
     }
     let _ = fs::remove_dir_all(&old);
-    Ok(InstallOutcome::Installed)
-}
-
-fn fetch_all(spec: &DatasetSpec, source: &dyn Fetch, tmp: &Path) -> Result<()> {
-    for f in &spec.files {
-        let what = PathBuf::from(format!("{}/{}/{}", source.describe(), spec.name, f.path));
-        let bytes = source
-            .fetch(&spec.name, &f.path)
-            .map_err(|e| GraphError::io(&what, e))?;
-        check_sum(&spec.name, f, &bytes)?;
-        let dest = tmp.join(&f.path);
-        if let Some(parent) = dest.parent() {
-            fs::create_dir_all(parent).map_err(|e| GraphError::io(parent, e))?;
-        }
-        fs::write(&dest, &bytes).map_err(|e| GraphError::io(&dest, e))?;
-    }
     Ok(())
 }
 
@@ -478,6 +605,8 @@ mod tests {
             layout: Layout::AmlFiles,
             description: String::new(),
             upstream: vec![],
+            embedded: false,
+            manual: None,
             expect: Expect::default(),
             files: files
                 .iter()
@@ -485,6 +614,7 @@ mod tests {
                     path: (*p).into(),
                     sha256: sha256_hex(b),
                     bytes: b.len() as u64,
+                    provenance: false,
                 })
                 .collect(),
         }

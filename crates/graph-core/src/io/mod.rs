@@ -3,7 +3,7 @@
 
 mod edge_list;
 mod graph_set;
-mod npy;
+pub(crate) mod npy;
 mod text;
 
 pub use edge_list::{read_edge_list, write_edge_list};

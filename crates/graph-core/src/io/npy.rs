@@ -74,7 +74,7 @@ pub fn read_npy(path: &Path) -> Result<NpyArray> {
     parse_npy(path, &bytes)
 }
 
-fn parse_npy(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
+pub(crate) fn parse_npy(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
     let bad = |m: &str| GraphError::format(path, format!("not a valid .npy file: {m}"));
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err(bad("missing magic string"));

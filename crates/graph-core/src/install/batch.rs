@@ -1,0 +1,187 @@
+//! Installing several datasets at once, from a mirror of converted files or from the embedded
+//! copies and upstream sources: what `dpgraph datasets install` and `cargo xtask` run.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::error::GraphError;
+use crate::install::{Progress, UpstreamInstaller, UpstreamOutcome};
+use crate::registry::{DatasetSpec, Fetch, InstallOutcome, MirrorDir, install};
+
+/// Where datasets come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A mirror of converted files laid out as `<base>/<name>/<file>` (a directory or an
+    /// `http(s)://` base URL): `--from`.
+    Mirror(String),
+    /// The embedded copies, then the registry's upstream sources (each URL read from `base`
+    /// when given: `--upstream`). `offline` uses the embedded copies only.
+    Upstream {
+        /// Directory or URL standing in for every upstream host.
+        base: Option<String>,
+        /// Never fetch.
+        offline: bool,
+        /// Stall timeout of a download.
+        timeout: Duration,
+    },
+}
+
+/// What happened to one dataset.
+#[derive(Debug)]
+pub enum Report {
+    /// Installed now, from `source`.
+    Installed {
+        /// Where the files came from.
+        source: String,
+        /// Files written.
+        files: usize,
+        /// Provenance files not provided by this source.
+        provenance_left_out: Vec<String>,
+    },
+    /// Already installed and verified.
+    AlreadyInstalled,
+    /// Not attempted: no plain download (`steps` says what to do), or offline.
+    Skipped {
+        /// Why, and what the user can do.
+        reason: String,
+    },
+    /// Every source failed.
+    Failed(GraphError),
+}
+
+impl Report {
+    /// Whether the dataset is usable after this (installed now or before).
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Self::Installed { .. } | Self::AlreadyInstalled)
+    }
+
+    /// One line for a person: `NAME: …`.
+    pub fn line(&self, name: &str) -> String {
+        match self {
+            Self::Installed {
+                source,
+                files,
+                provenance_left_out,
+            } => {
+                let mut s = format!("{name}: installed {files} files from {source}, checksums verified");
+                if !provenance_left_out.is_empty() {
+                    s.push_str(&format!(
+                        " (provenance files only in the mirror: {})",
+                        provenance_left_out.join(", ")
+                    ));
+                }
+                s
+            }
+            Self::AlreadyInstalled => format!("{name}: already installed and verified"),
+            Self::Skipped { reason } => format!("{name}: skipped: {reason}"),
+            Self::Failed(e) => format!("{name}: failed: {e}"),
+        }
+    }
+}
+
+/// Installs each of `specs` into `data_dir` from `origin`, reporting each failed source through
+/// `progress` and returning one [`Report`] per dataset, in order. A failure of one dataset does
+/// not stop the others.
+pub fn install_all(
+    specs: &[&DatasetSpec],
+    origin: &Origin,
+    data_dir: &Path,
+    progress: &mut dyn Progress,
+) -> Vec<(String, Report)> {
+    let mut out = Vec::with_capacity(specs.len());
+    match origin {
+        Origin::Mirror(from) => {
+            let source = mirror_source(from);
+            for spec in specs {
+                let r = match install(spec, source.as_ref(), data_dir) {
+                    Ok(InstallOutcome::Installed) => Report::Installed {
+                        source: from.clone(),
+                        files: spec.files.len(),
+                        provenance_left_out: vec![],
+                    },
+                    Ok(InstallOutcome::AlreadyInstalled) => Report::AlreadyInstalled,
+                    Err(e) => Report::Failed(e),
+                };
+                out.push((spec.name.clone(), r));
+            }
+        }
+        Origin::Upstream {
+            base,
+            offline,
+            timeout,
+        } => {
+            let mut inst = UpstreamInstaller::new()
+                .with_base(base.clone())
+                .with_timeout(*timeout);
+            for spec in specs {
+                let r = if spec.is_installed(data_dir) && spec.verify(data_dir).is_ok() {
+                    Report::AlreadyInstalled
+                } else if *offline && !spec.embedded {
+                    Report::Skipped {
+                        reason: "offline, and no embedded copy".into(),
+                    }
+                } else {
+                    let r = if *offline {
+                        inst.install_embedded_only(spec, data_dir)
+                    } else {
+                        inst.install(spec, data_dir, progress)
+                    };
+                    match r {
+                        Ok(UpstreamOutcome::Installed {
+                            source,
+                            files,
+                            provenance_left_out,
+                        }) => Report::Installed {
+                            source,
+                            files,
+                            provenance_left_out,
+                        },
+                        Ok(UpstreamOutcome::AlreadyInstalled) => Report::AlreadyInstalled,
+                        Err(GraphError::Manual { steps, .. }) => Report::Skipped {
+                            reason: format!("no plain download; {steps}"),
+                        },
+                        Err(e) => Report::Failed(e),
+                    }
+                };
+                out.push((spec.name.clone(), r));
+            }
+        }
+    }
+    out
+}
+
+/// The mirror named by `--from`: an HTTP(S) base URL, or a directory.
+pub fn mirror_source(from: &str) -> Box<dyn Fetch> {
+    if from.starts_with("http://") || from.starts_with("https://") {
+        Box::new(MirrorHttp::new(from))
+    } else {
+        Box::new(MirrorDir(from.into()))
+    }
+}
+
+/// An HTTP(S) mirror of converted files laid out as `<base>/<dataset>/<file>`.
+#[derive(Clone, Debug)]
+pub struct MirrorHttp {
+    base: String,
+}
+
+impl MirrorHttp {
+    /// A mirror at `base` (trailing `/` ignored).
+    pub fn new(base: &str) -> Self {
+        Self {
+            base: base.trim_end_matches('/').to_owned(),
+        }
+    }
+}
+
+impl Fetch for MirrorHttp {
+    fn fetch(&self, dataset: &str, file: &str) -> std::io::Result<Vec<u8>> {
+        let url = format!("{}/{dataset}/{file}", self.base);
+        super::http_get(&url, 1 << 34, Duration::from_secs(60), &mut crate::install::Quiet)
+            .map_err(|e| std::io::Error::other(format!("GET {url}: {e}")))
+    }
+
+    fn describe(&self) -> String {
+        self.base.clone()
+    }
+}

@@ -1,9 +1,75 @@
-//! `cargo xtask datasets list | install | verify`.
+//! `cargo xtask datasets list | install | verify`, and the first-use install of `repro`.
+
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use graph_core::registry::{InstallOutcome, Registry, data_dir, install};
+use graph_core::install::{Origin, Progress, Report, UPSTREAM_ENV, install_all};
+use graph_core::registry::{DatasetSpec, Registry, data_dir};
 
-use crate::fetch::source;
+/// An indicatif bar per download (bytes and speed); failed sources as one line each.
+#[derive(Default)]
+pub(crate) struct Bars {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress for Bars {
+    fn start(&mut self, label: &str, total: Option<u64>) {
+        let bar = total.map_or_else(
+            indicatif::ProgressBar::no_length,
+            indicatif::ProgressBar::new,
+        );
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:30} {bytes:>10}/{total_bytes:10} {binary_bytes_per_sec:>12} {wide_bar}",
+            )
+            .expect("valid template"),
+        );
+        bar.set_message(label.to_owned());
+        self.bar = Some(bar);
+    }
+    fn advance(&mut self, bytes: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(bytes);
+        }
+    }
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+    fn note(&mut self, line: &str) {
+        eprintln!("  {line}");
+    }
+}
+
+/// Where installs come from: `--from` / `DPGRAPH_MIRROR` (a mirror of converted files), else the
+/// embedded copies and upstream (`--upstream` / `DPGRAPH_UPSTREAM` as the base).
+pub(crate) fn origin(from: Option<String>, upstream: Option<String>, offline: bool) -> Origin {
+    match from.or_else(|| std::env::var("DPGRAPH_MIRROR").ok()) {
+        Some(m) => Origin::Mirror(m),
+        None => Origin::Upstream {
+            base: upstream.or_else(|| std::env::var(UPSTREAM_ENV).ok()),
+            offline,
+            timeout: Duration::from_secs(60),
+        },
+    }
+}
+
+/// Installs `specs`, printing one summary line per dataset; returns the reports.
+pub(crate) fn install_and_report(specs: &[&DatasetSpec], origin: &Origin) -> Vec<(String, Report)> {
+    let dir = data_dir();
+    let mut bars = Bars::default();
+    let mut out = Vec::new();
+    for spec in specs {
+        let t = std::time::Instant::now();
+        let r = install_all(&[spec], origin, &dir, &mut bars)
+            .pop()
+            .expect("one report per dataset");
+        println!("{} [{:.1} s]", r.1.line(&r.0), t.elapsed().as_secs_f64());
+        out.push(r);
+    }
+    out
+}
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let reg = Registry::embedded();
@@ -15,16 +81,17 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
                 dir.display()
             );
             println!(
-                "{:<18} {:<22} {:<10} {:>9}  description",
-                "name", "task", "installed", "MiB"
+                "{:<18} {:<22} {:<10} {:<9} {:>9}  description",
+                "name", "task", "installed", "source", "MiB"
             );
             for d in reg.datasets() {
                 let mib = d.files.iter().map(|f| f.bytes).sum::<u64>() as f64 / 1048576.0;
                 println!(
-                    "{:<18} {:<22} {:<10} {:>9.1}  {}",
+                    "{:<18} {:<22} {:<10} {:<9} {:>9.1}  {}",
                     d.name,
                     d.task.as_str(),
                     if d.is_installed(&dir) { "yes" } else { "no" },
+                    d.origin(),
                     mib,
                     d.description
                 );
@@ -32,7 +99,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             Ok(())
         }
         Some("install") => {
-            let mut from = std::env::var("DPGRAPH_MIRROR").ok();
+            let (mut from, mut upstream, mut offline) = (None, None, false);
             let mut names = Vec::new();
             let mut all = false;
             let mut it = args[1..].iter();
@@ -45,16 +112,19 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
                                 .clone(),
                         )
                     }
+                    "--upstream" => {
+                        upstream = Some(
+                            it.next()
+                                .context("--upstream needs a directory or URL")?
+                                .clone(),
+                        )
+                    }
+                    "--offline" => offline = true,
                     "--all" => all = true,
                     s if s.starts_with("--") => bail!("unknown option {s}"),
                     s => names.push(s.to_owned()),
                 }
             }
-            let Some(from) = from else {
-                bail!(
-                    "no source: pass --from DIR_OR_URL (a mirror with <name>/<file> layout) or set DPGRAPH_MIRROR"
-                );
-            };
             let specs: Vec<_> = if all {
                 reg.datasets().iter().collect()
             } else if names.is_empty() {
@@ -62,21 +132,14 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             } else {
                 names.iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
             };
-            let src = source(&from);
-            for spec in specs {
-                let outcome = install(spec, src.as_ref(), &dir)
-                    .with_context(|| format!("installing {}", spec.name))?;
-                match outcome {
-                    InstallOutcome::Installed => println!(
-                        "installed {} ({} files, checksums verified) into {}",
-                        spec.name,
-                        spec.files.len(),
-                        spec.dir(&dir).display()
-                    ),
-                    InstallOutcome::AlreadyInstalled => {
-                        println!("{} already installed and verified", spec.name)
-                    }
-                }
+            let reports = install_and_report(&specs, &origin(from, upstream, offline));
+            let failed: Vec<_> = reports
+                .iter()
+                .filter(|(_, r)| matches!(r, Report::Failed(_)))
+                .map(|(n, _)| n.as_str())
+                .collect();
+            if !failed.is_empty() {
+                bail!("failed to install: {}", failed.join(", "));
             }
             Ok(())
         }

@@ -4,7 +4,6 @@
 //! `tidy` (source hygiene), `bench` (criterion benchmarks), `ci` (what `.ci/run` checks).
 
 mod datasets;
-mod fetch;
 mod output;
 mod plot;
 mod repro;
@@ -20,11 +19,15 @@ cargo xtask <command>
 
 Commands:
   datasets list                          registry datasets and whether they are installed
-  datasets install NAME... [--from SRC]  install datasets (SRC: mirror directory or http(s) URL;
-  datasets install --all [--from SRC]      default $DPGRAPH_MIRROR) into $DPGRAPH_DATA (default ./data)
+  datasets install NAME... | --all       install into $DPGRAPH_DATA (default ./data): embedded copy,
+      [--upstream SRC] [--offline]         else the registry's upstream archives (SRC: a directory or
+      [--from MIRROR]                      URL standing in for every upstream host; $DPGRAPH_UPSTREAM);
+                                           --from: a mirror of converted files ($DPGRAPH_MIRROR)
   datasets verify [NAME...]              re-check the SHA-256 of installed datasets
-  repro [foundation] [--quick|--full] [--seed S] [--out DIR]
-                                         reproduce experiments into results/ (CSV, JSON, Markdown, SVG)
+  repro [EXPERIMENT...] [--quick|--full] [--seed S] [--out DIR] [--offline] [--upstream SRC]
+        [--check] [--reference DIR] [--update-reference]
+                                         reproduce experiments into target/repro (CSV, JSON, Markdown,
+                                         SVG) and compare with results/ (`repro --help` for details)
   tidy                                   every .rs starts with //!, no todo!/unimplemented!/dbg!
   bench [ARGS...]                        run the criterion benchmarks (release)
   ci                                     fmt --check, clippy -D warnings, test --workspace, tidy

@@ -1,7 +1,10 @@
-//! `dpgraph datasets list | info NAME`.
+//! `dpgraph datasets list | info NAME | install NAME…`.
 
-use anyhow::Result;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
 use clap::Subcommand;
+use graph_core::install::{Origin, Progress, UPSTREAM_ENV, install_all};
 use graph_core::registry::{Dataset, DatasetSpec, data_dir};
 use graph_core::{GraphStats, Registry};
 use serde_json::{Value, json};
@@ -17,6 +20,67 @@ pub(crate) enum DatasetsCmd {
         /// Dataset name (case-insensitive).
         name: String,
     },
+    /// Installs datasets into $DPGRAPH_DATA (default ./data): from the copy embedded in dpgraph
+    /// (cora, MUTAG), else by downloading the registry's upstream archives, converting them and
+    /// verifying every file's SHA-256. Datasets with no plain download print their manual steps.
+    Install {
+        /// Dataset names (case-insensitive).
+        names: Vec<String>,
+        /// Every dataset of the registry (those needing manual steps are listed as skipped).
+        #[arg(long)]
+        all: bool,
+        /// Install from a mirror of converted files laid out as <DIR_OR_URL>/<name>/<file>
+        /// instead of upstream [env: DPGRAPH_MIRROR].
+        #[arg(long, value_name = "DIR_OR_URL")]
+        from: Option<String>,
+        /// Read each upstream URL from DIR_OR_URL/<last path segment of the URL> (a cache,
+        /// proxy or local copy) [env: DPGRAPH_UPSTREAM].
+        #[arg(long, value_name = "DIR_OR_URL")]
+        upstream: Option<String>,
+        /// Never fetch: embedded copies only.
+        #[arg(long)]
+        offline: bool,
+        /// Seconds a download may stall before it fails.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+    },
+}
+
+/// An indicatif bar per download (bytes and speed), one line per failed source on stderr.
+#[derive(Default)]
+struct Bars {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress for Bars {
+    fn start(&mut self, label: &str, total: Option<u64>) {
+        let bar = match total {
+            Some(t) => indicatif::ProgressBar::new(t),
+            None => indicatif::ProgressBar::no_length(),
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:30} {bytes:>10}/{total_bytes:10} {binary_bytes_per_sec:>12} {wide_bar}",
+            )
+            .expect("valid template"),
+        );
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        bar.set_message(label.to_owned());
+        self.bar = Some(bar);
+    }
+    fn advance(&mut self, bytes: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(bytes);
+        }
+    }
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
 }
 
 pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
@@ -39,6 +103,7 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
                         "nodes": d.expect.nodes,
                         "edges": d.expect.edges,
                         "classes": d.expect.classes,
+                        "source": d.origin(),
                     })
                 })
                 .collect();
@@ -50,8 +115,8 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
             } else {
                 println!("data directory: {} (DPGRAPH_DATA)", dir.display());
                 println!(
-                    "{:<18} {:<22} {:<10} {:>8} {:>10} {:>10} {:>8}",
-                    "name", "task", "installed", "graphs", "nodes", "edges", "classes"
+                    "{:<18} {:<22} {:<10} {:<9} {:>8} {:>10} {:>10} {:>8}",
+                    "name", "task", "installed", "source", "graphs", "nodes", "edges", "classes"
                 );
                 let s = |v: &Value| {
                     if v.is_null() {
@@ -62,7 +127,7 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
                 };
                 for r in rows {
                     println!(
-                        "{:<18} {:<22} {:<10} {:>8} {:>10} {:>10} {:>8}",
+                        "{:<18} {:<22} {:<10} {:<9} {:>8} {:>10} {:>10} {:>8}",
                         r["name"].as_str().unwrap_or(""),
                         r["task"].as_str().unwrap_or(""),
                         if r["installed"] == json!(true) {
@@ -70,6 +135,7 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
                         } else {
                             "no"
                         },
+                        r["source"].as_str().unwrap_or(""),
                         s(&r["graphs"]),
                         s(&r["nodes"]),
                         s(&r["edges"]),
@@ -83,6 +149,85 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
             let spec = reg.get(name)?;
             let ds = spec.load(&dir)?;
             emit(global, &info(spec, &ds))
+        }
+        DatasetsCmd::Install {
+            names,
+            all,
+            from,
+            upstream,
+            offline,
+            timeout,
+        } => {
+            let specs: Vec<&DatasetSpec> = if *all {
+                reg.datasets().iter().collect()
+            } else if names.is_empty() {
+                bail!("name the datasets to install, or pass --all");
+            } else {
+                names.iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
+            };
+            let from = from
+                .clone()
+                .or_else(|| std::env::var("DPGRAPH_MIRROR").ok());
+            let origin = match from {
+                Some(m) => Origin::Mirror(m),
+                None => Origin::Upstream {
+                    base: upstream
+                        .clone()
+                        .or_else(|| std::env::var(UPSTREAM_ENV).ok()),
+                    offline: *offline,
+                    timeout: Duration::from_secs(*timeout),
+                },
+            };
+            let mut bars = Bars::default();
+            let mut rows = Vec::new();
+            let mut failed = Vec::new();
+            for spec in &specs {
+                let t = std::time::Instant::now();
+                let (name, report) = install_all(&[spec], &origin, &dir, &mut bars)
+                    .pop()
+                    .expect("one report per dataset");
+                let line = report.line(&name);
+                if !global.json {
+                    println!("{line} [{:.1} s]", t.elapsed().as_secs_f64());
+                }
+                let status = match &report {
+                    graph_core::install::Report::Installed { .. } => "installed",
+                    graph_core::install::Report::AlreadyInstalled => "already-installed",
+                    graph_core::install::Report::Skipped { .. } => "skipped",
+                    graph_core::install::Report::Failed(_) => {
+                        failed.push(name.clone());
+                        "failed"
+                    }
+                };
+                rows.push(json!({ "name": name, "status": status, "message": line,
+                                  "seconds": t.elapsed().as_secs_f64() }));
+            }
+            if global.json {
+                emit(
+                    global,
+                    &json!({ "data_dir": dir.display().to_string(), "datasets": rows }),
+                )?;
+            }
+            if !failed.is_empty() {
+                bail!(
+                    "{} of {} datasets failed to install: {}",
+                    failed.len(),
+                    specs.len(),
+                    failed.join(", ")
+                );
+            }
+            let skipped: Vec<&str> = rows
+                .iter()
+                .filter(|r| r["status"] == "skipped")
+                .filter_map(|r| r["name"].as_str())
+                .collect();
+            if !*all && !skipped.is_empty() {
+                bail!(
+                    "not installed: {} (see the steps above)",
+                    skipped.join(", ")
+                );
+            }
+            Ok(())
         }
     }
 }

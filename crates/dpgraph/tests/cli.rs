@@ -306,3 +306,100 @@ fn edgerefine_perturb_then_refine() {
         assert!(!none.exists());
     }
 }
+
+#[test]
+fn datasets_install_embedded_upstream_and_manual() {
+    let d = tempfile::tempdir().unwrap();
+    // The embedded copy, with no network.
+    let out = dpgraph(
+        &["datasets", "install", "cora", "--offline", "--json"],
+        d.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["datasets"][0]["status"], "installed", "{v}");
+    let out = dpgraph(&["datasets", "info", "cora", "--json"], d.path());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["nodes"].as_u64(), v["edges"].as_u64()),
+        (Some(2708), Some(5278))
+    );
+    let out = dpgraph(&["datasets", "install", "cora"], d.path());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cora: already installed and verified"));
+
+    // No plain download: the manual steps, exit 1, nothing installed.
+    let out = dpgraph(&["datasets", "install", "amlworld-sample"], d.path());
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("amlworld-sample: skipped: no plain download") && text.contains("Kaggle"),
+        "{text}"
+    );
+    // Offline and not embedded: skipped, exit 1.
+    let out = dpgraph(&["datasets", "install", "acm", "--offline"], d.path());
+    assert_eq!(out.status.code(), Some(1));
+    // Every source failing: one line per source, then one error line, exit 1.
+    let empty = tempfile::tempdir().unwrap();
+    let out = dpgraph(
+        &[
+            "datasets",
+            "install",
+            "NCI1",
+            "--upstream",
+            empty.path().to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.lines().filter(|l| l.contains("NCI1: source")).count(),
+        2,
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .starts_with("error: 1 of 1 datasets failed"),
+        "{err}"
+    );
+    assert!(!d.path().join("NCI1").exists());
+
+    // The real upstream archive beside the project, when present (CI has it).
+    let up = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream");
+    if up.join("EdgeRefine-datasets.zip").is_file() {
+        let out = dpgraph(
+            &[
+                "datasets",
+                "install",
+                "dblp",
+                "--upstream",
+                up.to_str().unwrap(),
+            ],
+            d.path(),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = dpgraph(&["datasets", "list", "--json"], d.path());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let dblp = v["datasets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "dblp")
+            .unwrap()
+            .clone();
+        assert_eq!(
+            (dblp["installed"].as_bool(), dblp["source"].as_str()),
+            (Some(true), Some("upstream"))
+        );
+    }
+}

@@ -92,7 +92,7 @@ pub enum GraphError {
     },
     /// A dataset that is in the registry but not installed.
     #[error(
-        "dataset `{name}` is not installed in {} (run `cargo xtask datasets install {name}`)",
+        "dataset `{name}` is not installed in {} (run `dpgraph datasets install {name}`)",
         dir.display()
     )]
     NotInstalled {

@@ -240,7 +240,9 @@ impl Registry {
                         d.name, u.url
                     )));
                 }
-                if u.is_installable() && !(u.url.starts_with("https://") || u.url.starts_with("http://")) {
+                if u.is_installable()
+                    && !(u.url.starts_with("https://") || u.url.starts_with("http://"))
+                {
                     return Err(GraphError::Registry(format!(
                         "{}: upstream `{}` is not an http(s) URL",
                         d.name, u.url

@@ -27,7 +27,11 @@ fn shared_upstream() -> Option<PathBuf> {
     if p.join("EdgeRefine-datasets.zip").is_file() {
         Some(p)
     } else {
-        assert!(!require(), "DPGRAPH_REQUIRE_DATA=1 but {} is missing", p.display());
+        assert!(
+            !require(),
+            "DPGRAPH_REQUIRE_DATA=1 but {} is missing",
+            p.display()
+        );
         eprintln!("skipping: {} not found", p.display());
         None
     }
@@ -43,7 +47,10 @@ fn installed(name: &str) -> Option<PathBuf> {
     if s.is_installed(&data_dir()) {
         Some(s.dir(&data_dir()))
     } else {
-        assert!(!require(), "DPGRAPH_REQUIRE_DATA=1 but {name} is not installed");
+        assert!(
+            !require(),
+            "DPGRAPH_REQUIRE_DATA=1 but {name} is not installed"
+        );
         eprintln!("skipping {name}: not installed");
         None
     }
@@ -80,7 +87,11 @@ fn serve(root: PathBuf, mode: Mode, requests: usize) -> String {
                     break;
                 }
             }
-            let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_owned();
+            let path = request_line
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("/")
+                .to_owned();
             let file = root.join(path.trim_start_matches('/'));
             match mode {
                 Mode::Stall => {
@@ -96,7 +107,11 @@ fn serve(root: PathBuf, mode: Mode, requests: usize) -> String {
                         "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                         body.len()
                     );
-                    let cut = if matches!(mode, Mode::Truncate) { body.len() / 2 } else { body.len() };
+                    let cut = if matches!(mode, Mode::Truncate) {
+                        body.len() / 2
+                    } else {
+                        body.len()
+                    };
                     let _ = stream.write_all(&body[..cut]);
                 }
             }
@@ -110,7 +125,11 @@ fn assert_no_temporaries(dir: &Path) {
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd {
             let n = e.unwrap().file_name().to_string_lossy().into_owned();
-            assert!(!n.starts_with('.'), "temporary {n} left in {}", dir.display());
+            assert!(
+                !n.starts_with('.'),
+                "temporary {n} left in {}",
+                dir.display()
+            );
         }
     }
 }
@@ -145,13 +164,22 @@ fn edgerefine_zip_over_http_and_from_a_directory() {
         let t = Instant::now();
         let mut notes = Notes::default();
         let out = inst.install(spec(n), data.path(), &mut notes).unwrap();
-        let UpstreamOutcome::Installed { source, .. } = out else { panic!("{n}: {out:?}") };
+        let UpstreamOutcome::Installed { source, .. } = out else {
+            panic!("{n}: {out:?}")
+        };
         assert!(source.ends_with("EdgeRefine-datasets.zip"), "{source}");
-        eprintln!("{n}: installed over HTTP in {:.2} s", t.elapsed().as_secs_f64());
+        eprintln!(
+            "{n}: installed over HTTP in {:.2} s",
+            t.elapsed().as_secs_f64()
+        );
         assert_registry_bytes(n, data.path());
         if n == "MUTAG" {
             assert_eq!(notes.0.len(), 1, "{:?}", notes.0);
-            assert!(notes.0[0].contains("MUTAG.zip") && notes.0[0].contains("404"), "{:?}", notes.0);
+            assert!(
+                notes.0[0].contains("MUTAG.zip") && notes.0[0].contains("404"),
+                "{:?}",
+                notes.0
+            );
         }
     }
     assert_no_temporaries(data.path());
@@ -170,7 +198,10 @@ fn edgerefine_zip_over_http_and_from_a_directory() {
     };
     let t = Instant::now();
     let reports = install_all(&specs, &origin, data.path(), &mut Quiet);
-    eprintln!("5 datasets from the directory in {:.2} s", t.elapsed().as_secs_f64());
+    eprintln!(
+        "5 datasets from the directory in {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
     for (n, r) in &reports {
         assert!(matches!(r, Report::Installed { .. }), "{}", r.line(n));
         assert_registry_bytes(n, data.path());
@@ -198,7 +229,9 @@ fn zip_of(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
 
 fn gunzip(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(b).read_to_end(&mut out).unwrap();
+    flate2::read::MultiGzDecoder::new(b)
+        .read_to_end(&mut out)
+        .unwrap();
     out
 }
 
@@ -259,25 +292,36 @@ fn dgcnn_zip_round_trips_to_the_registry() {
     let mut text = format!("{}\n", labels.lines().count());
     let mut start = 0;
     for (g, label) in labels.lines().enumerate() {
-        let end = start + indicator[start..].iter().take_while(|&&x| x == g + 1).count();
+        let end = start
+            + indicator[start..]
+                .iter()
+                .take_while(|&&x| x == g + 1)
+                .count();
         let dl = if label == "1" { "2" } else { "0" };
         text.push_str(&format!("{} {dl}\n", end - start));
-        for k in start..end {
-            let nb: Vec<String> = adj[k].iter().rev().map(|v| (v - start).to_string()).collect();
+        for nbrs in &adj[start..end] {
+            let nb: Vec<String> = nbrs.iter().rev().map(|v| (v - start).to_string()).collect();
             text.push_str(&format!("0 {} {}\n", nb.len(), nb.join(" ")).replace("  ", " "));
         }
         start = end;
     }
-    let mut entries = vec![(format!("{name}/{name}.txt"), text.trim_end().replace(" \n", "\n").into_bytes())];
+    let mut entries = vec![(
+        format!("{name}/{name}.txt"),
+        text.trim_end().replace(" \n", "\n").into_bytes(),
+    )];
     for f in spec(name).required_files() {
         if let Some(fold) = f.path.strip_prefix("splits_dgcnn_10fold/") {
-            entries.push((format!("{name}/10fold_idx/{fold}"), std::fs::read(dir.join(&f.path)).unwrap()));
+            entries.push((
+                format!("{name}/10fold_idx/{fold}"),
+                std::fs::read(dir.join(&f.path)).unwrap(),
+            ));
         }
     }
     entries.push((format!("{name}/.DS_Store"), vec![0; 10]));
     let z = zip_of(&entries);
     let archive = Archive::read(&z, "REDDIT-BINARY.zip", 1 << 30).unwrap();
-    let files = convert_archive(spec(name), &source(name, SourceFormat::DgcnnZip), &archive).unwrap();
+    let files =
+        convert_archive(spec(name), &source(name, SourceFormat::DgcnnZip), &archive).unwrap();
     for f in spec(name).required_files() {
         assert_eq!(sha256_hex(&files[&f.path]), f.sha256, "{name}/{}", f.path);
     }
@@ -291,11 +335,22 @@ fn embedded_copies_install_with_no_network() {
         offline: true,
         timeout: Duration::from_secs(1),
     };
-    let specs = [spec("cora"), spec("MUTAG"), spec("HIV"), spec("amlsim-small")];
+    let specs = [
+        spec("cora"),
+        spec("MUTAG"),
+        spec("HIV"),
+        spec("amlsim-small"),
+    ];
     let reports = install_all(&specs, &origin, data.path(), &mut Quiet);
     let lines: Vec<String> = reports.iter().map(|(n, r)| r.line(n)).collect();
-    assert!(matches!(reports[0].1, Report::Installed { .. }), "{lines:?}");
-    assert!(matches!(reports[1].1, Report::Installed { .. }), "{lines:?}");
+    assert!(
+        matches!(reports[0].1, Report::Installed { .. }),
+        "{lines:?}"
+    );
+    assert!(
+        matches!(reports[1].1, Report::Installed { .. }),
+        "{lines:?}"
+    );
     assert!(matches!(reports[2].1, Report::Skipped { .. }), "{lines:?}");
     assert!(matches!(reports[3].1, Report::Skipped { .. }), "{lines:?}");
     assert_registry_bytes("cora", data.path());
@@ -308,7 +363,11 @@ fn embedded_copies_install_with_no_network() {
         timeout: Duration::from_secs(1),
     };
     let r = install_all(&[spec("amlworld-sample")], &origin, data.path(), &mut Quiet);
-    assert!(r[0].1.line("amlworld-sample").contains("Kaggle"), "{}", r[0].1.line("x"));
+    assert!(
+        r[0].1.line("amlworld-sample").contains("Kaggle"),
+        "{}",
+        r[0].1.line("x")
+    );
 }
 
 /// A one-dataset registry whose single file is `a.txt` = "hello\n", with one `files` source.
@@ -328,8 +387,14 @@ fn toy(url: &str, sha: Option<&str>, bytes: Option<usize>) -> graph_core::Regist
 
 fn fail(reg: &graph_core::Registry, base: &str) -> GraphError {
     let data = tempfile::tempdir().unwrap();
-    let e = installer(base).install(reg.get("toy").unwrap(), data.path(), &mut Quiet).unwrap_err();
-    assert_eq!(std::fs::read_dir(data.path()).map_or(0, |r| r.count()), 0, "{e}: something was left");
+    let e = installer(base)
+        .install(reg.get("toy").unwrap(), data.path(), &mut Quiet)
+        .unwrap_err();
+    assert_eq!(
+        std::fs::read_dir(data.path()).map_or(0, |r| r.count()),
+        0,
+        "{e}: something was left"
+    );
     e
 }
 
@@ -342,29 +407,69 @@ fn faults_are_clear_errors_and_leave_nothing() {
     put("good.zip", &good);
     // Sanity: the good archive installs.
     let data = tempfile::tempdir().unwrap();
-    installer(&base).install(toy("https://h/good.zip", None, None).get("toy").unwrap(), data.path(), &mut Quiet).unwrap();
+    installer(&base)
+        .install(
+            toy("https://h/good.zip", None, None).get("toy").unwrap(),
+            data.path(),
+            &mut Quiet,
+        )
+        .unwrap();
 
     // Truncated archive, against a recorded size and without one.
     put("cut.zip", &good[..good.len() - 20]);
-    let e = fail(&toy("https://h/cut.zip", Some(&sha256_hex(&good)), Some(good.len())), &base);
+    let e = fail(
+        &toy(
+            "https://h/cut.zip",
+            Some(&sha256_hex(&good)),
+            Some(good.len()),
+        ),
+        &base,
+    );
     assert!(e.to_string().contains("truncated"), "{e}");
     let e = fail(&toy("https://h/cut.zip", None, None), &base);
     assert!(e.to_string().contains("archive cut.zip"), "{e}");
     // Wrong archive checksum.
-    let e = fail(&toy("https://h/good.zip", Some(&"0".repeat(64)), Some(good.len())), &base);
+    let e = fail(
+        &toy(
+            "https://h/good.zip",
+            Some(&"0".repeat(64)),
+            Some(good.len()),
+        ),
+        &base,
+    );
     assert!(e.to_string().contains("checksum mismatch"), "{e}");
     // Converted bytes that differ from the registry.
-    put("other.zip", &zip_of(&[("toy/a.txt".into(), b"HELLO\n".to_vec())]));
+    put(
+        "other.zip",
+        &zip_of(&[("toy/a.txt".into(), b"HELLO\n".to_vec())]),
+    );
     let e = fail(&toy("https://h/other.zip", None, None), &base);
-    assert!(e.to_string().contains("checksum mismatch for toy/a.txt"), "{e}");
+    assert!(
+        e.to_string().contains("checksum mismatch for toy/a.txt"),
+        "{e}"
+    );
     // Members escaping the target folder.
-    for (i, bad) in ["../a.txt", "/etc/a.txt", "x\\..\\..\\a.txt"].iter().enumerate() {
-        put(&format!("evil{i}.zip"), &zip_of(&[((*bad).into(), b"hello\n".to_vec())]));
+    for (i, bad) in ["../a.txt", "/etc/a.txt", "x\\..\\..\\a.txt"]
+        .iter()
+        .enumerate()
+    {
+        put(
+            &format!("evil{i}.zip"),
+            &zip_of(&[((*bad).into(), b"hello\n".to_vec())]),
+        );
         let e = fail(&toy(&format!("https://h/evil{i}.zip"), None, None), &base);
-        assert!(e.to_string().contains("escapes") || e.to_string().contains("absolute"), "{e}");
+        assert!(
+            e.to_string().contains("escapes") || e.to_string().contains("absolute"),
+            "{e}"
+        );
     }
     let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    w.add_symlink("toy/a.txt", "/etc/passwd", zip::write::SimpleFileOptions::default()).unwrap();
+    w.add_symlink(
+        "toy/a.txt",
+        "/etc/passwd",
+        zip::write::SimpleFileOptions::default(),
+    )
+    .unwrap();
     put("link.zip", &w.finish().unwrap().into_inner());
     let e = fail(&toy("https://h/link.zip", None, None), &base);
     assert!(e.to_string().contains("symbolic link"), "{e}");
@@ -383,8 +488,14 @@ fn faults_are_clear_errors_and_leave_nothing() {
     let url = serve(dir.path().to_path_buf(), Mode::Stall, 2);
     let t = Instant::now();
     let e = fail(&toy("https://h/good.zip", None, None), &url);
-    assert!(t.elapsed() < Duration::from_secs(3), "the 1 s timeout was not applied");
-    assert!(e.to_string().to_lowercase().contains("timeout") || e.to_string().contains("timed out"), "{e}");
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "the 1 s timeout was not applied"
+    );
+    assert!(
+        e.to_string().to_lowercase().contains("timeout") || e.to_string().contains("timed out"),
+        "{e}"
+    );
     let url = serve(dir.path().to_path_buf(), Mode::Truncate, 2);
     let e = fail(&toy("https://h/good.zip", None, None), &url);
     assert!(matches!(e, GraphError::Upstream { .. }), "{e}");
@@ -398,9 +509,57 @@ fn registry_sources_are_complete() {
     for d in Registry::embedded().datasets() {
         by_origin.entry(d.origin()).or_default().push(&d.name);
         if d.origin() == "manual" {
-            assert!(d.manual.is_some(), "{} has neither a download nor manual steps", d.name);
+            assert!(
+                d.manual.is_some(),
+                "{} has neither a download nor manual steps",
+                d.name
+            );
         }
     }
     assert_eq!(by_origin["embedded"], ["cora", "MUTAG"]);
     assert_eq!(by_origin["manual"], ["amlworld-sample", "amlsim-small"]);
+}
+
+/// `--from URL`: a mirror of converted files over HTTP installs and verifies; a wrong file is a
+/// checksum error naming it, and a fresh data directory keeps nothing.
+#[test]
+fn mirror_over_http() {
+    let Some(mutag) = installed("MUTAG") else {
+        return;
+    };
+    let served = tempfile::tempdir().unwrap();
+    let copy = served.path().join("MUTAG");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in &spec("MUTAG").files {
+        std::fs::copy(mutag.join(&f.path), copy.join(&f.path)).unwrap();
+    }
+    let url = serve(served.path().to_path_buf(), Mode::Files, 16);
+    let data = tempfile::tempdir().unwrap();
+    let r = install_all(
+        &[spec("MUTAG")],
+        &Origin::Mirror(url.clone()),
+        data.path(),
+        &mut Quiet,
+    );
+    assert!(
+        matches!(r[0].1, Report::Installed { .. }),
+        "{}",
+        r[0].1.line("MUTAG")
+    );
+    assert_registry_bytes("MUTAG", data.path());
+
+    std::fs::write(copy.join("README.txt"), b"changed").unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let r = install_all(
+        &[spec("MUTAG")],
+        &Origin::Mirror(url),
+        data.path(),
+        &mut Quiet,
+    );
+    let line = r[0].1.line("MUTAG");
+    assert!(
+        line.contains("checksum mismatch for MUTAG/README.txt"),
+        "{line}"
+    );
+    assert_eq!(std::fs::read_dir(data.path()).unwrap().count(), 0);
 }

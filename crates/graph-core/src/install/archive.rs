@@ -157,9 +157,7 @@ impl Archive {
             .map_err(|e| format!("not a readable zip: {e}"))?;
         let mut total = 0u64;
         for i in 0..zip.len() {
-            let mut f = zip
-                .by_index(i)
-                .map_err(|e| format!("member {i}: {e}"))?;
+            let mut f = zip.by_index(i).map_err(|e| format!("member {i}: {e}"))?;
             let name = String::from_utf8_lossy(f.name_raw()).into_owned();
             if f.is_symlink() {
                 return Err(format!("member `{name}` is a symbolic link"));
@@ -177,8 +175,8 @@ impl Archive {
             if !keep(&normalise(&name)?) {
                 continue;
             }
-            let data = read_limited(&mut f, limit - total)
-                .map_err(|e| format!("member `{name}`: {e}"))?;
+            let data =
+                read_limited(&mut f, limit - total).map_err(|e| format!("member `{name}`: {e}"))?;
             total += data.len() as u64;
             self.insert(&name, data)?;
         }
@@ -193,7 +191,10 @@ impl Archive {
     ) -> std::result::Result<(), String> {
         let mut tar = tar::Archive::new(flate2::read::MultiGzDecoder::new(bytes));
         let mut total = 0u64;
-        for entry in tar.entries().map_err(|e| format!("not a readable tar: {e}"))? {
+        for entry in tar
+            .entries()
+            .map_err(|e| format!("not a readable tar: {e}"))?
+        {
             let mut entry = entry.map_err(|e| format!("corrupt tar: {e}"))?;
             let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
             let kind = entry.header().entry_type();
@@ -308,8 +309,12 @@ mod tests {
         }
         // A symbolic link member.
         let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        w.add_symlink("link", "/etc/passwd", zip::write::SimpleFileOptions::default())
-            .unwrap();
+        w.add_symlink(
+            "link",
+            "/etc/passwd",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
         let z = w.finish().unwrap().into_inner();
         let e = Archive::read(&z, "evil.zip", 100).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");

@@ -63,7 +63,8 @@ impl Report {
                 files,
                 provenance_left_out,
             } => {
-                let mut s = format!("{name}: installed {files} files from {source}, checksums verified");
+                let mut s =
+                    format!("{name}: installed {files} files from {source}, checksums verified");
                 if !provenance_left_out.is_empty() {
                     s.push_str(&format!(
                         " (provenance files only in the mirror: {})",
@@ -74,6 +75,10 @@ impl Report {
             }
             Self::AlreadyInstalled => format!("{name}: already installed and verified"),
             Self::Skipped { reason } => format!("{name}: skipped: {reason}"),
+            Self::Failed(GraphError::Upstream { failures, .. }) => format!(
+                "{name}: not installed: {} source(s) failed (one line each above)",
+                failures.split("; ").count()
+            ),
             Self::Failed(e) => format!("{name}: failed: {e}"),
         }
     }
@@ -177,8 +182,13 @@ impl MirrorHttp {
 impl Fetch for MirrorHttp {
     fn fetch(&self, dataset: &str, file: &str) -> std::io::Result<Vec<u8>> {
         let url = format!("{}/{dataset}/{file}", self.base);
-        super::http_get(&url, 1 << 34, Duration::from_secs(60), &mut crate::install::Quiet)
-            .map_err(|e| std::io::Error::other(format!("GET {url}: {e}")))
+        super::http_get(
+            &url,
+            1 << 34,
+            Duration::from_secs(60),
+            &mut crate::install::Quiet,
+        )
+        .map_err(|e| std::io::Error::other(format!("GET {url}: {e}")))
     }
 
     fn describe(&self) -> String {

@@ -16,7 +16,11 @@ pub(crate) type Converted = BTreeMap<String, Vec<u8>>;
 ///
 /// # Errors
 /// [`GraphError::Convert`] naming the member or value that does not fit the format.
-pub(crate) fn convert(spec: &DatasetSpec, source: &Upstream, archive: &Archive) -> Result<Converted> {
+pub(crate) fn convert(
+    spec: &DatasetSpec,
+    source: &Upstream,
+    archive: &Archive,
+) -> Result<Converted> {
     match source.format {
         SourceFormat::EdgerefineZip => match spec.layout {
             Layout::NodeNpy => edgerefine_dense(spec, archive),
@@ -54,10 +58,10 @@ pub(crate) fn convert_err(spec: &DatasetSpec, message: impl Into<String>) -> Gra
 
 /// The member named `file` (under `folder` when given), or any single member ending in it.
 fn member<'a>(archive: &'a Archive, folder: &str, file: &str) -> Option<&'a [u8]> {
-    if !folder.is_empty() {
-        if let Some(b) = archive.get(&format!("{folder}/{file}")) {
-            return Some(b);
-        }
+    if !folder.is_empty()
+        && let Some(b) = archive.get(&format!("{folder}/{file}"))
+    {
+        return Some(b);
     }
     archive.find(file).map(|(_, b)| b)
 }
@@ -91,10 +95,14 @@ pub(crate) fn npy_bytes(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
         [n] => format!("({n},)"),
         dims => format!(
             "({})",
-            dims.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+            dims.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_txt}, }}");
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_txt}, }}");
     // numpy leaves room for the first axis to grow to 21 digits, then pads to 64 bytes.
     let first = shape.first().map_or(1, |d| d.to_string().len());
     header.push_str(&" ".repeat(21usize.saturating_sub(first)));
@@ -117,8 +125,9 @@ fn edgerefine_dense(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> 
     let name = spec.name.as_str();
     let load = |suffix: &str| -> Result<crate::io::NpyArray> {
         let file = format!("{name}_{suffix}.npy");
-        let bytes = member(archive, name, &file)
-            .ok_or_else(|| convert_err(spec, format!("the archive has no member `{name}/{file}`")))?;
+        let bytes = member(archive, name, &file).ok_or_else(|| {
+            convert_err(spec, format!("the archive has no member `{name}/{file}`"))
+        })?;
         crate::io::npy::parse_npy(std::path::Path::new(&file), bytes)
     };
     let adj = load("adj")?;
@@ -126,7 +135,10 @@ fn edgerefine_dense(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> 
         return Err(convert_err(spec, "adjacency is not a matrix"));
     };
     if n != n2 {
-        return Err(convert_err(spec, format!("adjacency is {n} x {n2}, not square")));
+        return Err(convert_err(
+            spec,
+            format!("adjacency is {n} x {n2}, not square"),
+        ));
     }
     let a = adj.to_f32();
     let mut edges = String::new();
@@ -134,10 +146,16 @@ fn edgerefine_dense(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> 
         for v in u + 1..n {
             let (x, y) = (a[u * n + v], a[v * n + u]);
             if !x.is_finite() || !y.is_finite() {
-                return Err(convert_err(spec, format!("non-finite adjacency entry at ({u}, {v})")));
+                return Err(convert_err(
+                    spec,
+                    format!("non-finite adjacency entry at ({u}, {v})"),
+                ));
             }
             if (x != 0.0) != (y != 0.0) {
-                return Err(convert_err(spec, format!("adjacency is not symmetric at ({u}, {v})")));
+                return Err(convert_err(
+                    spec,
+                    format!("adjacency is not symmetric at ({u}, {v})"),
+                ));
             }
             if x != 0.0 {
                 edges.push_str(&format!("{u} {v}\n"));
@@ -149,14 +167,21 @@ fn edgerefine_dense(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> 
         return Err(convert_err(spec, "features are not a matrix"));
     };
     if rows != n {
-        return Err(convert_err(spec, format!("{rows} feature rows for {n} nodes")));
+        return Err(convert_err(
+            spec,
+            format!("{rows} feature rows for {n} nodes"),
+        ));
     }
     let mut fbytes = Vec::with_capacity(rows * cols);
     for (i, x) in feat.to_f32().into_iter().enumerate() {
         if !(0.0..=255.0).contains(&x) || x.fract() != 0.0 {
             return Err(convert_err(
                 spec,
-                format!("feature ({}, {}) = {x} is not a uint8 value", i / cols, i % cols),
+                format!(
+                    "feature ({}, {}) = {x} is not a uint8 value",
+                    i / cols,
+                    i % cols
+                ),
             ));
         }
         fbytes.push(x as u8);
@@ -166,12 +191,18 @@ fn edgerefine_dense(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> 
         .to_i64()
         .ok_or_else(|| convert_err(spec, "labels are not integers"))?;
     if label.shape != [n] {
-        return Err(convert_err(spec, format!("labels have shape {:?}, expected [{n}]", label.shape)));
+        return Err(convert_err(
+            spec,
+            format!("labels have shape {:?}, expected [{n}]", label.shape),
+        ));
     }
     let lbytes: Vec<u8> = labels.iter().flat_map(|l| l.to_le_bytes()).collect();
     Ok(Converted::from([
         ("edges.txt".to_owned(), edges.into_bytes()),
-        ("features.npy".to_owned(), npy_bytes("|u1", &[rows, cols], &fbytes)),
+        (
+            "features.npy".to_owned(),
+            npy_bytes("|u1", &[rows, cols], &fbytes),
+        ),
         ("labels.npy".to_owned(), npy_bytes("<i8", &[n], &lbytes)),
     ]))
 }
@@ -186,7 +217,8 @@ fn dgcnn(spec: &DatasetSpec, source: &Upstream, archive: &Archive) -> Result<Con
     let file = format!("{name}.txt");
     let text = member(archive, name, &file)
         .ok_or_else(|| convert_err(spec, format!("the archive has no member `{name}/{file}`")))?;
-    let text = std::str::from_utf8(text).map_err(|_| convert_err(spec, format!("{file} is not UTF-8")))?;
+    let text =
+        std::str::from_utf8(text).map_err(|_| convert_err(spec, format!("{file} is not UTF-8")))?;
     let mut lines = text.lines().enumerate();
     let bad = |line: usize, m: &str| convert_err(spec, format!("{file}:{}: {m}", line + 1));
     let mut next = |what: &str| -> Result<(usize, Vec<&str>)> {
@@ -196,7 +228,8 @@ fn dgcnn(spec: &DatasetSpec, source: &Upstream, archive: &Archive) -> Result<Con
         Ok((i, l.split_whitespace().collect()))
     };
     let num = |i: usize, t: &str| -> Result<usize> {
-        t.parse::<usize>().map_err(|_| bad(i, &format!("`{t}` is not a count or id")))
+        t.parse::<usize>()
+            .map_err(|_| bad(i, &format!("`{t}` is not a count or id")))
     };
     let (i, head) = next("the graph count")?;
     let graphs = match head[..] {
@@ -230,7 +263,10 @@ fn dgcnn(spec: &DatasetSpec, source: &Upstream, archive: &Archive) -> Result<Con
             }
             let m = num(i, nl[1])?;
             if nl.len() != 2 + m {
-                return Err(bad(i, &format!("degree {m} but {} neighbours", nl.len() - 2)));
+                return Err(bad(
+                    i,
+                    &format!("degree {m} but {} neighbours", nl.len() - 2),
+                ));
             }
             for t in &nl[2..] {
                 let v = num(i, t)?;
@@ -255,7 +291,10 @@ fn dgcnn(spec: &DatasetSpec, source: &Upstream, archive: &Archive) -> Result<Con
         a.push_str(&format!("{u}, {v}\n{v}, {u}\n"));
     }
     let mut out = Converted::new();
-    out.insert(format!("{name}_A.txt.gz"), gzip(a.as_bytes(), GzipProfile::Gnu, ""));
+    out.insert(
+        format!("{name}_A.txt.gz"),
+        gzip(a.as_bytes(), GzipProfile::Gnu, ""),
+    );
     out.insert(
         format!("{name}_graph_indicator.txt.gz"),
         gzip(indicator.as_bytes(), GzipProfile::Gnu, ""),
@@ -263,8 +302,9 @@ fn dgcnn(spec: &DatasetSpec, source: &Upstream, archive: &Archive) -> Result<Con
     out.insert(format!("{name}_graph_labels.txt"), labels.into_bytes());
     for f in spec.required_files() {
         if let Some(fold) = f.path.strip_prefix("splits_dgcnn_10fold/") {
-            let b = member(archive, &format!("{name}/10fold_idx"), fold)
-                .ok_or_else(|| convert_err(spec, format!("the archive has no fold file `{fold}`")))?;
+            let b = member(archive, &format!("{name}/10fold_idx"), fold).ok_or_else(|| {
+                convert_err(spec, format!("the archive has no fold file `{fold}`"))
+            })?;
             out.insert(f.path.clone(), b.to_vec());
         }
     }
@@ -280,9 +320,15 @@ mod tests {
         // numpy.save(np.zeros((2708, 1433), np.uint8)) writes a 128-byte header.
         let b = npy_bytes("|u1", &[2708, 1433], &[]);
         assert_eq!(b.len(), 128);
-        assert!(b.ends_with(b"'shape': (2708, 1433), }                                                    \n"));
+        assert!(b.ends_with(
+            b"'shape': (2708, 1433), }                                                    \n"
+        ));
         let b = npy_bytes("<i8", &[3], &[0; 24]);
         assert_eq!(b.len(), 128 + 24);
-        assert!(std::str::from_utf8(&b[10..128]).unwrap().contains("'shape': (3,), }"));
+        assert!(
+            std::str::from_utf8(&b[10..128])
+                .unwrap()
+                .contains("'shape': (3,), }")
+        );
     }
 }

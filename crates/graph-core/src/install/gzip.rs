@@ -111,7 +111,10 @@ fn raw_deflate(data: &[u8], mem_level: c_int, out: &mut Vec<u8>) {
                 if rc == z::Z_STREAM_END {
                     break;
                 }
-                assert!(rc == z::Z_OK || rc == z::Z_BUF_ERROR, "deflate failed ({rc})");
+                assert!(
+                    rc == z::Z_OK || rc == z::Z_BUF_ERROR,
+                    "deflate failed ({rc})"
+                );
                 if s.avail_in == 0 && !last {
                     break;
                 }

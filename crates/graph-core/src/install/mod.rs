@@ -299,7 +299,13 @@ impl UpstreamInstaller {
             self.cache.remove(&key);
         }
         checked?;
-        self.convert_and_place(spec, source, &bytes, data_dir)
+        let mut out = self.convert_and_place(spec, source, &bytes, data_dir)?;
+        if let UpstreamOutcome::Installed { source: shown, .. } = &mut out
+            && *shown != key
+        {
+            *shown = format!("{key} (for {shown})");
+        }
+        Ok(out)
     }
 
     fn convert_and_place(
@@ -310,8 +316,12 @@ impl UpstreamInstaller {
         data_dir: &Path,
     ) -> Result<UpstreamOutcome> {
         let keep = convert::wanted(spec, source);
-        let archive =
-            Archive::read_filtered(bytes, &source.url, unpack_limit(spec, source), keep.as_ref())?;
+        let archive = Archive::read_filtered(
+            bytes,
+            &source.url,
+            unpack_limit(spec, source),
+            keep.as_ref(),
+        )?;
         let files = convert::convert(spec, source, &archive)?;
         for f in spec.required_files() {
             let b = files.get(&f.path).ok_or_else(|| GraphError::Convert {
@@ -393,7 +403,10 @@ fn fetch(
         Location::File(p) => {
             let meta = std::fs::metadata(p).map_err(|e| err(e.to_string()))?;
             if meta.len() > limit {
-                return Err(err(format!("{} bytes, more than the limit of {limit}", meta.len())));
+                return Err(err(format!(
+                    "{} bytes, more than the limit of {limit}",
+                    meta.len()
+                )));
             }
             std::fs::read(p).map_err(|e| err(e.to_string()))
         }
@@ -424,7 +437,11 @@ pub(crate) fn http_get(
     }
     let label = url.rsplit('/').next().unwrap_or(url);
     progress.start(label, total);
-    let mut reader = resp.into_body().into_with_config().limit(limit.saturating_add(1)).reader();
+    let mut reader = resp
+        .into_body()
+        .into_with_config()
+        .limit(limit.saturating_add(1))
+        .reader();
     let mut out = Vec::new();
     let mut buf = vec![0u8; 1 << 16];
     let result = loop {

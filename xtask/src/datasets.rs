@@ -3,44 +3,8 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use graph_core::install::{Origin, Progress, Report, UPSTREAM_ENV, install_all};
+use graph_core::install::{Installer, Origin, Report, UPSTREAM_ENV};
 use graph_core::registry::{DatasetSpec, Registry, data_dir};
-
-/// An indicatif bar per download (bytes and speed); failed sources as one line each.
-#[derive(Default)]
-pub(crate) struct Bars {
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Progress for Bars {
-    fn start(&mut self, label: &str, total: Option<u64>) {
-        let bar = total.map_or_else(
-            indicatif::ProgressBar::no_length,
-            indicatif::ProgressBar::new,
-        );
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg:30} {bytes:>10}/{total_bytes:10} {binary_bytes_per_sec:>12} {wide_bar}",
-            )
-            .expect("valid template"),
-        );
-        bar.set_message(label.to_owned());
-        self.bar = Some(bar);
-    }
-    fn advance(&mut self, bytes: u64) {
-        if let Some(b) = &self.bar {
-            b.inc(bytes);
-        }
-    }
-    fn finish(&mut self) {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
-    }
-    fn note(&mut self, line: &str) {
-        eprintln!("  {line}");
-    }
-}
 
 /// Where installs come from: `--from` / `DPGRAPH_MIRROR` (a mirror of converted files), else the
 /// embedded copies and upstream (`--upstream` / `DPGRAPH_UPSTREAM` as the base).
@@ -58,13 +22,12 @@ pub(crate) fn origin(from: Option<String>, upstream: Option<String>, offline: bo
 /// Installs `specs`, printing one summary line per dataset; returns the reports.
 pub(crate) fn install_and_report(specs: &[&DatasetSpec], origin: &Origin) -> Vec<(String, Report)> {
     let dir = data_dir();
-    let mut bars = Bars::default();
+    let mut bars = graph_core::install::ProgressBars::default();
+    let mut installer = Installer::new(origin);
     let mut out = Vec::new();
     for spec in specs {
         let t = std::time::Instant::now();
-        let r = install_all(&[spec], origin, &dir, &mut bars)
-            .pop()
-            .expect("one report per dataset");
+        let r = (spec.name.clone(), installer.install(spec, &dir, &mut bars));
         println!("{} [{:.1} s]", r.1.line(&r.0), t.elapsed().as_secs_f64());
         out.push(r);
     }

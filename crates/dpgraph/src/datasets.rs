@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Subcommand;
-use graph_core::install::{Origin, Progress, UPSTREAM_ENV, install_all};
+use graph_core::install::{Installer, Origin, UPSTREAM_ENV};
 use graph_core::registry::{Dataset, DatasetSpec, data_dir};
 use graph_core::{GraphStats, Registry};
 use serde_json::{Value, json};
@@ -44,43 +44,6 @@ pub(crate) enum DatasetsCmd {
         #[arg(long, default_value_t = 60)]
         timeout: u64,
     },
-}
-
-/// An indicatif bar per download (bytes and speed), one line per failed source on stderr.
-#[derive(Default)]
-struct Bars {
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Progress for Bars {
-    fn start(&mut self, label: &str, total: Option<u64>) {
-        let bar = match total {
-            Some(t) => indicatif::ProgressBar::new(t),
-            None => indicatif::ProgressBar::no_length(),
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg:30} {bytes:>10}/{total_bytes:10} {binary_bytes_per_sec:>12} {wide_bar}",
-            )
-            .expect("valid template"),
-        );
-        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        bar.set_message(label.to_owned());
-        self.bar = Some(bar);
-    }
-    fn advance(&mut self, bytes: u64) {
-        if let Some(b) = &self.bar {
-            b.inc(bytes);
-        }
-    }
-    fn finish(&mut self) {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
-    }
-    fn note(&mut self, line: &str) {
-        eprintln!("{line}");
-    }
 }
 
 pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
@@ -178,14 +141,13 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
                     timeout: Duration::from_secs(*timeout),
                 },
             };
-            let mut bars = Bars::default();
+            let mut bars = graph_core::install::ProgressBars::default();
+            let mut installer = Installer::new(&origin);
             let mut rows = Vec::new();
             let mut failed = Vec::new();
             for spec in &specs {
                 let t = std::time::Instant::now();
-                let (name, report) = install_all(&[spec], &origin, &dir, &mut bars)
-                    .pop()
-                    .expect("one report per dataset");
+                let (name, report) = (spec.name.clone(), installer.install(spec, &dir, &mut bars));
                 let line = report.line(&name);
                 if !global.json {
                     println!("{line} [{:.1} s]", t.elapsed().as_secs_f64());

@@ -84,6 +84,92 @@ impl Report {
     }
 }
 
+/// Installs datasets one after another from one [`Origin`], sharing downloads (and what it
+/// learnt about unreachable hosts) between them.
+pub struct Installer {
+    origin: Origin,
+    mirror: Option<Box<dyn Fetch>>,
+    upstream: UpstreamInstaller,
+}
+
+impl std::fmt::Debug for Installer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Installer")
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Installer {
+    /// An installer reading from `origin`.
+    pub fn new(origin: &Origin) -> Self {
+        let (mirror, upstream) = match origin {
+            Origin::Mirror(from) => (Some(mirror_source(from)), UpstreamInstaller::new()),
+            Origin::Upstream { base, timeout, .. } => (
+                None,
+                UpstreamInstaller::new()
+                    .with_base(base.clone())
+                    .with_timeout(*timeout),
+            ),
+        };
+        Self {
+            origin: origin.clone(),
+            mirror,
+            upstream,
+        }
+    }
+
+    /// Installs `spec` into `data_dir`, reporting each failed source through `progress`.
+    pub fn install(
+        &mut self,
+        spec: &DatasetSpec,
+        data_dir: &Path,
+        progress: &mut dyn Progress,
+    ) -> Report {
+        if let (Some(source), Origin::Mirror(from)) = (&self.mirror, &self.origin) {
+            return match install(spec, source.as_ref(), data_dir) {
+                Ok(InstallOutcome::Installed) => Report::Installed {
+                    source: from.clone(),
+                    files: spec.files.len(),
+                    provenance_left_out: vec![],
+                },
+                Ok(InstallOutcome::AlreadyInstalled) => Report::AlreadyInstalled,
+                Err(e) => Report::Failed(e),
+            };
+        }
+        let offline = matches!(self.origin, Origin::Upstream { offline: true, .. });
+        if spec.is_installed(data_dir) && spec.verify(data_dir).is_ok() {
+            return Report::AlreadyInstalled;
+        }
+        if offline && !spec.embedded {
+            return Report::Skipped {
+                reason: "offline, and no embedded copy".into(),
+            };
+        }
+        let r = if offline {
+            self.upstream.install_embedded_only(spec, data_dir)
+        } else {
+            self.upstream.install(spec, data_dir, progress)
+        };
+        match r {
+            Ok(UpstreamOutcome::Installed {
+                source,
+                files,
+                provenance_left_out,
+            }) => Report::Installed {
+                source,
+                files,
+                provenance_left_out,
+            },
+            Ok(UpstreamOutcome::AlreadyInstalled) => Report::AlreadyInstalled,
+            Err(GraphError::Manual { steps, .. }) => Report::Skipped {
+                reason: format!("no plain download; {steps}"),
+            },
+            Err(e) => Report::Failed(e),
+        }
+    }
+}
+
 /// Installs each of `specs` into `data_dir` from `origin`, reporting each failed source through
 /// `progress` and returning one [`Report`] per dataset, in order. A failure of one dataset does
 /// not stop the others.
@@ -93,66 +179,11 @@ pub fn install_all(
     data_dir: &Path,
     progress: &mut dyn Progress,
 ) -> Vec<(String, Report)> {
-    let mut out = Vec::with_capacity(specs.len());
-    match origin {
-        Origin::Mirror(from) => {
-            let source = mirror_source(from);
-            for spec in specs {
-                let r = match install(spec, source.as_ref(), data_dir) {
-                    Ok(InstallOutcome::Installed) => Report::Installed {
-                        source: from.clone(),
-                        files: spec.files.len(),
-                        provenance_left_out: vec![],
-                    },
-                    Ok(InstallOutcome::AlreadyInstalled) => Report::AlreadyInstalled,
-                    Err(e) => Report::Failed(e),
-                };
-                out.push((spec.name.clone(), r));
-            }
-        }
-        Origin::Upstream {
-            base,
-            offline,
-            timeout,
-        } => {
-            let mut inst = UpstreamInstaller::new()
-                .with_base(base.clone())
-                .with_timeout(*timeout);
-            for spec in specs {
-                let r = if spec.is_installed(data_dir) && spec.verify(data_dir).is_ok() {
-                    Report::AlreadyInstalled
-                } else if *offline && !spec.embedded {
-                    Report::Skipped {
-                        reason: "offline, and no embedded copy".into(),
-                    }
-                } else {
-                    let r = if *offline {
-                        inst.install_embedded_only(spec, data_dir)
-                    } else {
-                        inst.install(spec, data_dir, progress)
-                    };
-                    match r {
-                        Ok(UpstreamOutcome::Installed {
-                            source,
-                            files,
-                            provenance_left_out,
-                        }) => Report::Installed {
-                            source,
-                            files,
-                            provenance_left_out,
-                        },
-                        Ok(UpstreamOutcome::AlreadyInstalled) => Report::AlreadyInstalled,
-                        Err(GraphError::Manual { steps, .. }) => Report::Skipped {
-                            reason: format!("no plain download; {steps}"),
-                        },
-                        Err(e) => Report::Failed(e),
-                    }
-                };
-                out.push((spec.name.clone(), r));
-            }
-        }
-    }
-    out
+    let mut inst = Installer::new(origin);
+    specs
+        .iter()
+        .map(|spec| (spec.name.clone(), inst.install(spec, data_dir, progress)))
+        .collect()
 }
 
 /// The mirror named by `--from`: an HTTP(S) base URL, or a directory.
@@ -188,7 +219,7 @@ impl Fetch for MirrorHttp {
             Duration::from_secs(60),
             &mut crate::install::Quiet,
         )
-        .map_err(|e| std::io::Error::other(format!("GET {url}: {e}")))
+        .map_err(|e| std::io::Error::other(format!("GET {url}: {}", e.message)))
     }
 
     fn describe(&self) -> String {

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use archive::{Archive, ArchiveKind};
-pub use batch::{MirrorHttp, Origin, Report, install_all, mirror_source};
+pub use batch::{Installer, MirrorHttp, Origin, Report, install_all, mirror_source};
 pub use gzip::{GzipProfile, gzip};
 
 use crate::error::{GraphError, Result};
@@ -50,6 +50,45 @@ pub trait Progress {
     fn finish(&mut self) {}
     /// A one-line report (a source that failed, a dataset skipped).
     fn note(&mut self, _line: &str) {}
+}
+
+/// A terminal progress bar per download (bytes, total, speed) on stderr, and each one-line
+/// report on stderr: what `dpgraph` and `cargo xtask` show (feature `progress`).
+#[cfg(feature = "progress")]
+#[derive(Debug, Default)]
+pub struct ProgressBars {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+#[cfg(feature = "progress")]
+impl Progress for ProgressBars {
+    fn start(&mut self, label: &str, total: Option<u64>) {
+        let bar = total.map_or_else(
+            indicatif::ProgressBar::no_length,
+            indicatif::ProgressBar::new,
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg:30} {bytes:>10}/{total_bytes:10} {binary_bytes_per_sec:>12} {wide_bar}",
+        ) {
+            bar.set_style(style);
+        }
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        bar.set_message(label.to_owned());
+        self.bar = Some(bar);
+    }
+    fn advance(&mut self, bytes: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(bytes);
+        }
+    }
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+    fn note(&mut self, line: &str) {
+        eprintln!("  {line}");
+    }
 }
 
 /// Progress that reports nothing.
@@ -131,6 +170,9 @@ pub struct UpstreamInstaller {
     timeout: Duration,
     use_embedded: bool,
     cache: HashMap<String, Arc<Vec<u8>>>,
+    /// Hosts that could not be reached (no route, DNS, connect timeout), with the reason: later
+    /// URLs on them fail at once instead of waiting for the timeout again.
+    unreachable: HashMap<String, String>,
 }
 
 impl Default for UpstreamInstaller {
@@ -169,6 +211,7 @@ impl UpstreamInstaller {
             timeout: Duration::from_secs(60),
             use_embedded: true,
             cache: HashMap::new(),
+            unreachable: HashMap::new(),
         }
     }
 
@@ -286,10 +329,29 @@ impl UpstreamInstaller {
     ) -> Result<UpstreamOutcome> {
         let limit = source.bytes.unwrap_or_else(|| unpack_limit(spec, source));
         let key = loc.to_string();
+        let host = match loc {
+            Location::Url(u) => u.split('/').nth(2).unwrap_or_default().to_owned(),
+            Location::File(_) => String::new(),
+        };
+        if let Some(reason) = self.unreachable.get(&host) {
+            return Err(GraphError::Download {
+                url: key,
+                message: format!("host {host} was unreachable earlier in this run ({reason})"),
+            });
+        }
         let bytes = match self.cache.get(&key) {
             Some(b) => Arc::clone(b),
             None => {
-                let b = Arc::new(fetch(loc, limit, self.timeout, progress)?);
+                let b = match fetch(loc, limit, self.timeout, progress) {
+                    Ok(b) => Arc::new(b),
+                    Err(Fetched::Unreachable(e)) => {
+                        if let GraphError::Download { message, .. } = &e {
+                            self.unreachable.insert(host, message.clone());
+                        }
+                        return Err(e);
+                    }
+                    Err(Fetched::Other(e)) => return Err(e),
+                };
                 self.cache.insert(key.clone(), Arc::clone(&b));
                 b
             }
@@ -388,29 +450,56 @@ fn check_archive(source: &Upstream, what: &str, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A failed fetch: the host could not be reached at all, or anything else.
+enum Fetched {
+    Unreachable(GraphError),
+    Other(GraphError),
+}
+
+/// A failed HTTP request: its message, and whether the host was unreachable (DNS, connect).
+pub(crate) struct HttpError {
+    pub(crate) message: String,
+    unreachable: bool,
+}
+
+impl HttpError {
+    fn other(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            unreachable: false,
+        }
+    }
+}
+
 /// Reads `loc`, at most `limit` bytes.
 fn fetch(
     loc: &Location,
     limit: u64,
     timeout: Duration,
     progress: &mut dyn Progress,
-) -> Result<Vec<u8>> {
+) -> std::result::Result<Vec<u8>, Fetched> {
     let err = |message: String| GraphError::Download {
         url: loc.to_string(),
         message,
     };
     match loc {
         Location::File(p) => {
-            let meta = std::fs::metadata(p).map_err(|e| err(e.to_string()))?;
+            let meta = std::fs::metadata(p).map_err(|e| Fetched::Other(err(e.to_string())))?;
             if meta.len() > limit {
-                return Err(err(format!(
+                return Err(Fetched::Other(err(format!(
                     "{} bytes, more than the limit of {limit}",
                     meta.len()
-                )));
+                ))));
             }
-            std::fs::read(p).map_err(|e| err(e.to_string()))
+            std::fs::read(p).map_err(|e| Fetched::Other(err(e.to_string())))
         }
-        Location::Url(url) => http_get(url, limit, timeout, progress).map_err(err),
+        Location::Url(url) => http_get(url, limit, timeout, progress).map_err(|e| {
+            if e.unreachable {
+                Fetched::Unreachable(err(e.message))
+            } else {
+                Fetched::Other(err(e.message))
+            }
+        }),
     }
 }
 
@@ -420,7 +509,7 @@ pub(crate) fn http_get(
     limit: u64,
     timeout: Duration,
     progress: &mut dyn Progress,
-) -> std::result::Result<Vec<u8>, String> {
+) -> std::result::Result<Vec<u8>, HttpError> {
     use std::io::Read;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_connect(Some(timeout))
@@ -428,12 +517,23 @@ pub(crate) fn http_get(
         .timeout_per_read(Some(timeout))
         .build()
         .into();
-    let resp = agent.get(url).call().map_err(|e| e.to_string())?;
+    let resp = agent.get(url).call().map_err(|e| HttpError {
+        unreachable: matches!(
+            e,
+            ureq::Error::HostNotFound
+                | ureq::Error::ConnectionFailed
+                | ureq::Error::Io(_)
+                | ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve)
+        ),
+        message: e.to_string(),
+    })?;
     let total = resp.body().content_length();
     if let Some(t) = total
         && t > limit
     {
-        return Err(format!("{t} bytes, more than the limit of {limit}"));
+        return Err(HttpError::other(format!(
+            "{t} bytes, more than the limit of {limit}"
+        )));
     }
     let label = url.rsplit('/').next().unwrap_or(url);
     progress.start(label, total);
@@ -451,10 +551,12 @@ pub(crate) fn http_get(
                 out.extend_from_slice(&buf[..k]);
                 progress.advance(k as u64);
                 if out.len() as u64 > limit {
-                    break Err(format!("more than the limit of {limit} bytes"));
+                    break Err(HttpError::other(format!(
+                        "more than the limit of {limit} bytes"
+                    )));
                 }
             }
-            Err(e) => break Err(e.to_string()),
+            Err(e) => break Err(HttpError::other(e.to_string())),
         }
     };
     progress.finish();
@@ -462,7 +564,10 @@ pub(crate) fn http_get(
     if let Some(t) = total
         && out.len() as u64 != t
     {
-        return Err(format!("truncated: {} of {t} bytes", out.len()));
+        return Err(HttpError::other(format!(
+            "truncated: {} of {t} bytes",
+            out.len()
+        )));
     }
     Ok(out)
 }
@@ -473,8 +578,10 @@ pub(crate) fn http_get(
     _limit: u64,
     _timeout: Duration,
     _progress: &mut dyn Progress,
-) -> std::result::Result<Vec<u8>, String> {
-    Err("graph-core was built without the `download` feature; pass a local --upstream DIR".into())
+) -> std::result::Result<Vec<u8>, HttpError> {
+    Err(HttpError::other(
+        "graph-core was built without the `download` feature; pass a local --upstream DIR",
+    ))
 }
 
 /// Converts an unpacked upstream archive into the files of `spec` without installing them: the

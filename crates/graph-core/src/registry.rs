@@ -584,6 +584,28 @@ mod tests {
             "0".repeat(64)
         );
         assert!(Registry::from_toml_str(&escape).is_err());
+        let src = |u: &str| ok.replace("upstream=[]", &format!("upstream=[{u}]")) + "files=[]";
+        let good = src("{ url = 'https://h/x.zip', format = 'files', sha256 = '' }");
+        assert!(
+            Registry::from_toml_str(&good).is_err(),
+            "empty archive sha256"
+        );
+        let good = src(&format!(
+            "{{ url = 'https://h/x.zip', format = 'ogb-zip', sha256 = '{}', bytes = 3 }}",
+            "a".repeat(64)
+        ));
+        let r = Registry::from_toml_str(&good).unwrap();
+        assert_eq!(r.get("x").unwrap().origin(), "upstream");
+        assert!(
+            Registry::from_toml_str(&src("{ url = 'ftp://h/x.zip', format = 'files' }")).is_err()
+        );
+        assert!(
+            Registry::from_toml_str(&src("{ url = 'https://h/x.zip', format = 'rar' }")).is_err()
+        );
+        let manual =
+            Registry::from_toml_str(&src("{ url = 'see the site', format = 'reference' }"))
+                .unwrap();
+        assert_eq!(manual.get("x").unwrap().origin(), "manual");
     }
 
     struct Bytes(Vec<(&'static str, Vec<u8>)>);

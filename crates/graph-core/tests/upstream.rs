@@ -601,7 +601,11 @@ fn amlsim_tgz_round_trips_to_the_registry() {
 /// a host that could not be reached fail at once instead of waiting for the timeout again.
 #[test]
 fn unreachable_hosts_fail_fast_and_every_source_is_reported() {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let reg = Registry::from_toml_str(&format!(
         "[[dataset]]\nname='toy'\ntask='transactions'\nlayout='aml-files'\ndescription=''\n\
          upstream=[{{ url = 'https://a/x.zip', format = 'files' }}, {{ url = 'https://b/y.zip', format = 'files' }}]\n\
@@ -617,6 +621,10 @@ fn unreachable_hosts_fail_fast_and_every_source_is_reported() {
     assert!(matches!(e, GraphError::Upstream { .. }), "{e}");
     assert_eq!(notes.0.len(), 2, "{:?}", notes.0);
     assert!(notes.0[0].contains("x.zip"), "{:?}", notes.0);
-    assert!(notes.0[1].contains("y.zip") && notes.0[1].contains("unreachable earlier"), "{:?}", notes.0);
+    assert!(
+        notes.0[1].contains("y.zip") && notes.0[1].contains("unreachable earlier"),
+        "{:?}",
+        notes.0
+    );
     assert_eq!(std::fs::read_dir(data.path()).unwrap().count(), 0);
 }

@@ -3,20 +3,12 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use graph_core::install::{Installer, Origin, Report, UPSTREAM_ENV};
+use graph_core::install::{Installer, Origin, Report};
 use graph_core::registry::{DatasetSpec, Registry, data_dir};
 
-/// Where installs come from: `--from` / `DPGRAPH_MIRROR` (a mirror of converted files), else the
-/// embedded copies and upstream (`--upstream` / `DPGRAPH_UPSTREAM` as the base).
+/// Where installs come from (see [`Origin::from_args`]), with a 60 s stall timeout.
 pub(crate) fn origin(from: Option<String>, upstream: Option<String>, offline: bool) -> Origin {
-    match from.or_else(|| std::env::var("DPGRAPH_MIRROR").ok()) {
-        Some(m) => Origin::Mirror(m),
-        None => Origin::Upstream {
-            base: upstream.or_else(|| std::env::var(UPSTREAM_ENV).ok()),
-            offline,
-            timeout: Duration::from_secs(60),
-        },
-    }
+    Origin::from_args(from, upstream, offline, Duration::from_secs(60))
 }
 
 /// Installs `specs`, printing one summary line per dataset; returns the reports.

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Subcommand;
-use graph_core::install::{Installer, Origin, UPSTREAM_ENV};
+use graph_core::install::{Installer, Origin};
 use graph_core::registry::{Dataset, DatasetSpec, data_dir};
 use graph_core::{GraphStats, Registry};
 use serde_json::{Value, json};
@@ -128,19 +128,12 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
             } else {
                 names.iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
             };
-            let from = from
-                .clone()
-                .or_else(|| std::env::var("DPGRAPH_MIRROR").ok());
-            let origin = match from {
-                Some(m) => Origin::Mirror(m),
-                None => Origin::Upstream {
-                    base: upstream
-                        .clone()
-                        .or_else(|| std::env::var(UPSTREAM_ENV).ok()),
-                    offline: *offline,
-                    timeout: Duration::from_secs(*timeout),
-                },
-            };
+            let origin = Origin::from_args(
+                from.clone(),
+                upstream.clone(),
+                *offline,
+                Duration::from_secs(*timeout),
+            );
             let mut bars = graph_core::install::ProgressBars::default();
             let mut installer = Installer::new(&origin);
             let mut rows = Vec::new();

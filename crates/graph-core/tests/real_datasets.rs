@@ -4,31 +4,11 @@
 //! Test names start with `real_data_` so `.ci/run` can select them. With `DPGRAPH_REQUIRE_DATA=1` (set by `.ci/run` after installing the mirror), a dataset that is
 //! not installed is a failure, not a skip.
 
-use std::path::PathBuf;
-
-use graph_core::registry::{Dataset, DatasetSpec, data_dir};
+use graph_core::registry::{Dataset, DatasetSpec};
 use graph_core::{GraphStats, Registry, Targets};
 
-fn require() -> bool {
-    std::env::var("DPGRAPH_REQUIRE_DATA").is_ok_and(|v| v == "1")
-}
-
-/// The installed spec, `None` when absent and not required; panics (fails) when required.
-fn installed(name: &str) -> Option<(&'static DatasetSpec, PathBuf)> {
-    let spec = Registry::embedded().get(name).expect("registry entry");
-    let dir = data_dir();
-    if spec.is_installed(&dir) {
-        Some((spec, dir))
-    } else {
-        assert!(
-            !require(),
-            "DPGRAPH_REQUIRE_DATA=1 but dataset {name} is not installed in {}",
-            dir.display()
-        );
-        eprintln!("skipping {name}: not installed in {}", dir.display());
-        None
-    }
-}
+mod common;
+use common::installed;
 
 fn check_expect(spec: &DatasetSpec, ds: &Dataset) {
     let e = &spec.expect;

@@ -14,12 +14,11 @@ use graph_core::install::{
     Archive, Origin, Quiet, Report, UpstreamInstaller, UpstreamOutcome, convert_archive,
     install_all,
 };
-use graph_core::registry::{DatasetSpec, SourceFormat, Upstream, data_dir, sha256_hex};
+use graph_core::registry::{DatasetSpec, SourceFormat, Upstream, sha256_hex};
 use graph_core::{GraphError, Registry};
 
-fn require() -> bool {
-    std::env::var("DPGRAPH_REQUIRE_DATA").is_ok_and(|v| v == "1")
-}
+mod common;
+use common::require;
 
 /// `../shared/upstream` beside the project (the real upstream archives), if present.
 fn shared_upstream() -> Option<PathBuf> {
@@ -43,17 +42,7 @@ fn spec(name: &str) -> &'static DatasetSpec {
 
 /// The installed mirror copy of `name` in `$DPGRAPH_DATA`, if installed.
 fn installed(name: &str) -> Option<PathBuf> {
-    let s = spec(name);
-    if s.is_installed(&data_dir()) {
-        Some(s.dir(&data_dir()))
-    } else {
-        assert!(
-            !require(),
-            "DPGRAPH_REQUIRE_DATA=1 but {name} is not installed"
-        );
-        eprintln!("skipping {name}: not installed");
-        None
-    }
+    common::installed_folder(name).map(|(_, dir)| dir)
 }
 
 /// What the test server does with each request.

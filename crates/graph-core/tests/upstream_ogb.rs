@@ -13,33 +13,13 @@
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use graph_core::Registry;
 use graph_core::install::{Archive, convert_archive};
-use graph_core::registry::{DatasetSpec, SourceFormat, Task, data_dir, sha256_hex};
+use graph_core::registry::{DatasetSpec, SourceFormat, Task, sha256_hex};
 
-/// Whether `DPGRAPH_REQUIRE_DATA=1` asks for every dataset to be installed.
-fn require() -> bool {
-    std::env::var("DPGRAPH_REQUIRE_DATA").is_ok_and(|v| v == "1")
-}
-
-/// The installed spec, `None` when absent and not required; panics (fails) when required.
-fn installed(name: &str) -> Option<(&'static DatasetSpec, PathBuf)> {
-    let spec = Registry::embedded().get(name).expect("registry entry");
-    let dir = data_dir();
-    if spec.is_installed(&dir) {
-        Some((spec, spec.dir(&dir)))
-    } else {
-        assert!(
-            !require(),
-            "DPGRAPH_REQUIRE_DATA=1 but dataset {name} is not installed in {}",
-            dir.display()
-        );
-        eprintln!("skipping {name}: not installed in {}", dir.display());
-        None
-    }
-}
+mod common;
+use common::installed_folder as installed;
 
 /// The installed file `plain` (or `plain.gz`, decompressed), as the registry lists it.
 fn read_tu(spec: &DatasetSpec, dir: &Path, plain: &str) -> Vec<u8> {

@@ -26,6 +26,30 @@ pub enum Origin {
     },
 }
 
+/// Environment variable naming a default mirror of converted files, as `--from` does.
+pub const MIRROR_ENV: &str = "DPGRAPH_MIRROR";
+
+impl Origin {
+    /// The origin a command line asks for: `from` (else `$DPGRAPH_MIRROR`) names a mirror;
+    /// otherwise the embedded copies and upstream, each URL read from `upstream` (else
+    /// `$DPGRAPH_UPSTREAM`) when given.
+    pub fn from_args(
+        from: Option<String>,
+        upstream: Option<String>,
+        offline: bool,
+        timeout: Duration,
+    ) -> Self {
+        match from.or_else(|| std::env::var(MIRROR_ENV).ok()) {
+            Some(m) => Self::Mirror(m),
+            None => Self::Upstream {
+                base: upstream.or_else(|| std::env::var(super::UPSTREAM_ENV).ok()),
+                offline,
+                timeout,
+            },
+        }
+    }
+}
+
 /// What happened to one dataset.
 #[derive(Debug)]
 pub enum Report {

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use archive::{Archive, ArchiveKind};
-pub use batch::{Installer, MirrorHttp, Origin, Report, install_all, mirror_source};
+pub use batch::{Installer, MIRROR_ENV, MirrorHttp, Origin, Report, install_all, mirror_source};
 pub use gzip::{GzipProfile, gzip};
 
 use crate::error::{GraphError, Result};
@@ -254,12 +254,10 @@ impl UpstreamInstaller {
             return Ok(UpstreamOutcome::AlreadyInstalled);
         }
         let mut failures = Vec::new();
-        #[cfg(feature = "embedded")]
         if self.use_embedded
-            && spec.embedded
-            && let Some(bytes) = embedded::archive(&spec.name)
+            && let Some(r) = self.embedded(spec, data_dir)
         {
-            match self.convert_and_place(spec, &embedded_source(&spec.name), bytes, data_dir) {
+            match r {
                 Ok(out) => return Ok(out),
                 Err(e) => {
                     let line = format!("{}: embedded copy failed: {e}", spec.name);
@@ -307,16 +305,29 @@ impl UpstreamInstaller {
         if spec.is_installed(data_dir) && spec.verify(data_dir).is_ok() {
             return Ok(UpstreamOutcome::AlreadyInstalled);
         }
+        self.embedded(spec, data_dir).unwrap_or_else(|| {
+            Err(GraphError::Upstream {
+                dataset: spec.name.clone(),
+                failures: "no embedded copy in this build".into(),
+            })
+        })
+    }
+
+    /// Installs the embedded copy of `spec`; `None` when this build has none.
+    fn embedded(&self, spec: &DatasetSpec, data_dir: &Path) -> Option<Result<UpstreamOutcome>> {
         #[cfg(feature = "embedded")]
         if spec.embedded
             && let Some(bytes) = embedded::archive(&spec.name)
         {
-            return self.convert_and_place(spec, &embedded_source(&spec.name), bytes, data_dir);
+            return Some(self.convert_and_place(
+                spec,
+                &embedded_source(&spec.name),
+                bytes,
+                data_dir,
+            ));
         }
-        Err(GraphError::Upstream {
-            dataset: spec.name.clone(),
-            failures: "no embedded copy in this build".into(),
-        })
+        let _ = (spec, data_dir);
+        None
     }
 
     fn try_source(

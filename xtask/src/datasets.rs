@@ -2,9 +2,11 @@
 
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use graph_core::install::{Installer, Origin, Report};
 use graph_core::registry::{DatasetSpec, Registry, data_dir};
+
+use crate::cli::DatasetsCommand;
 
 /// Where installs come from (see [`Origin::from_args`]), with a 60 s stall timeout.
 pub(crate) fn origin(from: Option<String>, upstream: Option<String>, offline: bool) -> Origin {
@@ -26,11 +28,11 @@ pub(crate) fn install_and_report(specs: &[&DatasetSpec], origin: &Origin) -> Vec
     out
 }
 
-pub(crate) fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(command: DatasetsCommand) -> Result<()> {
     let reg = Registry::embedded();
     let dir = data_dir();
-    match args.first().map(String::as_str) {
-        Some("list") | None => {
+    match command {
+        DatasetsCommand::List => {
             println!(
                 "data directory: {} (set DPGRAPH_DATA to change)",
                 dir.display()
@@ -53,33 +55,12 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             }
             Ok(())
         }
-        Some("install") => {
-            let (mut from, mut upstream, mut offline) = (None, None, false);
-            let mut names = Vec::new();
-            let mut all = false;
-            let mut it = args[1..].iter();
-            while let Some(a) = it.next() {
-                match a.as_str() {
-                    "--from" => {
-                        from = Some(
-                            it.next()
-                                .context("--from needs a directory or URL")?
-                                .clone(),
-                        )
-                    }
-                    "--upstream" => {
-                        upstream = Some(
-                            it.next()
-                                .context("--upstream needs a directory or URL")?
-                                .clone(),
-                        )
-                    }
-                    "--offline" => offline = true,
-                    "--all" => all = true,
-                    s if s.starts_with("--") => bail!("unknown option {s}"),
-                    s => names.push(s.to_owned()),
-                }
-            }
+        DatasetsCommand::Install {
+            names,
+            all,
+            source,
+            from,
+        } => {
             let specs: Vec<_> = if all {
                 reg.datasets().iter().collect()
             } else if names.is_empty() {
@@ -87,7 +68,8 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             } else {
                 names.iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
             };
-            let reports = install_and_report(&specs, &origin(from, upstream, offline));
+            let reports =
+                install_and_report(&specs, &origin(from, source.upstream, source.offline));
             let failed: Vec<_> = reports
                 .iter()
                 .filter(|(_, r)| matches!(r, Report::Failed(_)))
@@ -98,12 +80,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             }
             Ok(())
         }
-        Some("verify") => {
-            let specs: Vec<_> = if args.len() > 1 {
-                args[1..]
-                    .iter()
-                    .map(|n| reg.get(n))
-                    .collect::<Result<_, _>>()?
+        DatasetsCommand::Verify { names } => {
+            let specs: Vec<_> = if !names.is_empty() {
+                names.iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
             } else {
                 reg.datasets()
                     .iter()
@@ -116,6 +95,5 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             }
             Ok(())
         }
-        Some(other) => bail!("unknown datasets command `{other}` (list, install, verify)"),
     }
 }

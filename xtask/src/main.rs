@@ -1,8 +1,11 @@
 //! Project automation. See <https://github.com/matklad/cargo-xtask/>.
 //!
-//! `cargo xtask <command>`: `datasets` (list / install), `repro` (reproduce the experiments),
-//! `tidy` (source hygiene), `bench` (criterion benchmarks), `ci` (what `.ci/run` checks).
+//! `cargo xtask <command>`: `datasets` (list / install / verify), `repro` (reproduce the
+//! experiments), `tidy` (source hygiene), `bench` (criterion benchmarks), `ci` (what `.ci/run`
+//! checks). `cargo xtask --help` and `cargo xtask <command> --help` list every flag (see
+//! [`cli`]).
 
+mod cli;
 mod datasets;
 mod output;
 mod plot;
@@ -13,39 +16,23 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
+use clap::Parser;
 
-const HELP: &str = "\
-cargo xtask <command>
-
-Commands:
-  datasets list                          registry datasets and whether they are installed
-  datasets install NAME... | --all       install into $DPGRAPH_DATA (default ./data): embedded copy,
-      [--upstream SRC] [--offline]         else the registry's upstream archives (SRC: a directory or
-      [--from MIRROR]                      URL standing in for every upstream host; $DPGRAPH_UPSTREAM);
-                                           --from: a mirror of converted files ($DPGRAPH_MIRROR)
-  datasets verify [NAME...]              re-check the SHA-256 of installed datasets
-  repro [EXPERIMENT...] [--quick|--full] [--seed S] [--out DIR] [--offline] [--upstream SRC]
-        [--check] [--reference DIR] [--update-reference]
-                                         reproduce experiments into target/repro (CSV, JSON, Markdown,
-                                         SVG) and compare with results/ (`repro --help` for details)
-  tidy                                   every .rs starts with //!, no todo!/unimplemented!/dbg!
-  bench [ARGS...]                        run the criterion benchmarks (release)
-  ci                                     fmt --check, clippy -D warnings, test --workspace, tidy
-";
+use cli::{Cli, Command as Cmd};
 
 fn main() {
-    if let Err(e) = try_main() {
+    let cli = Cli::parse();
+    if let Err(e) = try_main(cli.command) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
 }
 
-fn try_main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("datasets") => datasets::run(&args[1..]),
-        Some("repro") => repro::run(&args[1..]),
-        Some("tidy") => {
+fn try_main(command: Cmd) -> Result<()> {
+    match command {
+        Cmd::Datasets(c) => datasets::run(c),
+        Cmd::Repro(args) => repro::run(args),
+        Cmd::Tidy => {
             let problems = tidy::check(&project_root())?;
             if problems.is_empty() {
                 println!("tidy: ok");
@@ -57,10 +44,10 @@ fn try_main() -> Result<()> {
                 bail!("tidy: {} problem(s)", problems.len())
             }
         }
-        Some("bench") => {
-            run_cargo(&[&["bench", "--workspace"], &str_refs(&args[1..])[..]].concat())
+        Cmd::Bench { args } => {
+            run_cargo(&[&["bench", "--workspace"], &str_refs(&args)[..]].concat())
         }
-        Some("ci") => {
+        Cmd::Ci => {
             run_cargo(&["fmt", "--all", "--", "--check"])?;
             run_cargo(&[
                 "clippy",
@@ -77,11 +64,6 @@ fn try_main() -> Result<()> {
             }
             Ok(())
         }
-        Some("-h" | "--help" | "help") | None => {
-            print!("{HELP}");
-            Ok(())
-        }
-        Some(other) => bail!("unknown command `{other}`\n\n{HELP}"),
     }
 }
 

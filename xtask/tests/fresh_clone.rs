@@ -89,8 +89,30 @@ fn repro_refuses_to_overwrite_the_reference() {
         "--upstream",
         "--reference",
         "--update-reference",
-        "EDGEREFINE_RESUME",
+        "--only",
+        "--tables",
+        "--parts",
+        "--resume",
+        "--budget-min",
+        "DPGRAPH_DATA",
     ] {
         assert!(help.contains(flag), "{flag} missing from repro --help");
+    }
+    // Unknown flags, experiments and values are errors naming them.
+    for (args, named) in [
+        (&["repro", "--fast"][..], "--fast"),
+        (&["repro", "homdpp"][..], "homdpp"),
+        (&["repro", "homdp", "--tables", "main,plots"][..], "plots"),
+        (&["datasets", "frobnicate"][..], "frobnicate"),
+    ] {
+        let o = xtask(args, d.path());
+        assert_ne!(o.status.code(), Some(0), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+    let o = xtask(&["--help"], d.path());
+    let help = String::from_utf8_lossy(&o.stdout);
+    for cmd in ["datasets", "repro", "tidy", "bench", "ci"] {
+        assert!(help.contains(cmd), "{cmd} missing from cargo xtask --help");
     }
 }

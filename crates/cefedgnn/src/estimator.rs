@@ -2,14 +2,14 @@
 //! representations, G tracks the gradient.
 //!
 //! Update rules (CEFEDGNN.md): H_v^(ℓ) ← (1−γ) H_v^(ℓ) + γ h̃_v^(ℓ) and G ← (1−β) G + β g, then
-//! W ← W − η G. The reconstructed [R] choices are switches: how a never-updated row starts
+//! W ← W − η G. The reconstructed \[R\] choices are switches: how a never-updated row starts
 //! ([`Bootstrap`]), what the next layer reads ([`ReadMode`]) and what G tracks ([`GradientMode`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{FedError, Result, positive, unit_interval};
 
-/// How the first update of an estimator row behaves [R].
+/// How the first update of an estimator row behaves \[R\].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Bootstrap {
     /// The first update copies the fresh value (H = h̃): no bias towards zero. Default.
@@ -19,7 +19,7 @@ pub enum Bootstrap {
     Zero,
 }
 
-/// What the next layer reads for an own neighbour [R].
+/// What the next layer reads for an own neighbour \[R\].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ReadMode {
     /// The moving average H (value), gradients flow through h̃. Default.
@@ -29,7 +29,7 @@ pub enum ReadMode {
     Fresh,
 }
 
-/// What the gradient estimator G tracks [R].
+/// What the gradient estimator G tracks \[R\].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GradientMode {
     /// G is a moving average of the parameter gradient (momentum). Default.

@@ -12,6 +12,7 @@
 //! | [`tcdp_to_approx_cks`] | (ρ, ω)-tCDP → (ε, δ) | CKS20 Prop. 12 on the tCDP curve, α ≤ ω |
 //! | [`rdp_to_approx`] | RDP grid → (ε, δ) | CKS20 Prop. 12 (dp_accounting's conversion) |
 //! | [`rdp_to_approx_classic`] | RDP grid → (ε, δ) | Mironov 2017, Prop. 3 |
+//! | [`gaussian_rdp_to_approx_classic`] | R Gaussian releases → (ε, δ), closed form | Mironov 2017, Props. 3 and 7 |
 //! | [`rdp_to_delta`] | RDP grid → δ(ε) | CKS20 Prop. 12 solved for δ (dp_accounting) |
 //! | [`gaussian_exact_delta`], [`gaussian_exact_eps`] | Gaussian mechanism → exact (ε, δ) | Balle–Wang 2018, Thm. 8 |
 //!
@@ -334,6 +335,50 @@ pub fn rdp_to_approx_classic(orders: &[f64], rdp: &[f64], delta: f64) -> Result<
     Ok((inflate(values[i], values[i]), orders[i]))
 }
 
+/// `count` releases of a Gaussian mechanism with μ = Δ/σ → (ε, δ)-DP through the classic
+/// conversion minimised over every real order α > 1, in closed form:
+/// ε = Rμ²/2 + μ·√(2R ln(1/δ)) (R = `count`).
+///
+/// This is [`zcdp_to_approx`]'s formula at ρ = Rμ²/2, evaluated as written above.
+///
+/// # Arguments
+/// * `count` — the number R of releases (0 gives ε = 0);
+/// * `mu` — the ratio μ = Δ/σ of sensitivity (or metric radius) to noise, finite and ≥ 0;
+/// * `delta` — target δ ∈ (0, 1).
+///
+/// # Errors
+/// [`crate::Error::InvalidParam`] naming `mu` or `delta`.
+///
+/// # Privacy
+/// Mironov 2017, Prop. 7 (the Gaussian mechanism is (α, αμ²/2)-RDP), composed R times (Prop. 1),
+/// converted by Prop. 3 (ε = Rαμ²/2 + ln(1/δ)/(α − 1)) at the optimal α = 1 + √(2 ln(1/δ)/R)/μ;
+/// equivalently Bun–Steinke 2016, Prop. 1.3 at ρ = Rμ²/2.
+///
+/// # Rounding
+/// One ulp above the round-to-nearest evaluation of the formula (a positive ε only): the rounding
+/// cefedgnn's closed form has always used (its outputs depend on these exact doubles). The
+/// formula's eight roundings can together exceed that ulp, so ε can fall below the real value by
+/// less than 2·10⁻¹⁶ relative (about 2% of random inputs); [`zcdp_to_approx`] rounds every step
+/// up and is the figure to use where that matters.
+///
+/// # Example
+/// ```
+/// use dp_core::conversions::{gaussian_rdp_to_approx_classic, zcdp_to_approx};
+/// let eps = gaussian_rdp_to_approx_classic(63, 0.1, 1e-5)?;
+/// assert!((eps - 4.12).abs() < 0.005);
+/// let bs16 = zcdp_to_approx(63.0 * 0.01 / 2.0, 1e-5)?;
+/// assert!((eps - bs16).abs() < 1e-14 * bs16);
+/// assert_eq!(gaussian_rdp_to_approx_classic(0, 0.1, 1e-5)?, 0.0);
+/// # Ok::<(), dp_core::Error>(())
+/// ```
+pub fn gaussian_rdp_to_approx_classic(count: u64, mu: f64, delta: f64) -> Result<f64> {
+    let mu = non_negative("mu", mu)?;
+    let delta = open_unit("delta", delta)?;
+    let r = count as f64;
+    let eps = r * mu * mu / 2.0 + mu * (2.0 * r * (1.0 / delta).ln()).sqrt();
+    Ok(if eps > 0.0 { eps.next_up() } else { eps })
+}
+
 /// RDP curve → δ(ε), as dp_accounting's `RdpAccountant.get_delta`: per order,
 /// ln δ(α) = min(½ ln(1 − e^{−r}), (α − 1)(r − ε + ln(1 − 1/α)) − ln α) (the second term only for
 /// α > 1.01); the minimum over the grid, capped at δ = 1. Returns `(δ, optimal order)`.
@@ -563,6 +608,33 @@ mod tests {
         assert!(rdp_to_approx(&[2.0], &[-0.1], 1e-5).is_err());
         assert!(rdp_to_delta(&[2.0], &[0.1], f64::INFINITY).is_err());
         assert!(gaussian_exact_eps(-1.0, 1e-5).is_err());
+        assert!(matches!(
+            gaussian_rdp_to_approx_classic(3, -0.1, 1e-5),
+            Err(crate::Error::InvalidParam { name: "mu", .. })
+        ));
+        assert!(matches!(
+            gaussian_rdp_to_approx_classic(3, f64::NAN, 1e-5),
+            Err(crate::Error::InvalidParam { name: "mu", .. })
+        ));
+        assert!(matches!(
+            gaussian_rdp_to_approx_classic(3, 0.1, 0.0),
+            Err(crate::Error::InvalidParam { name: "delta", .. })
+        ));
+    }
+
+    #[test]
+    fn gaussian_closed_form_keeps_its_historical_bits() {
+        // cefedgnn's worked values (CEFEDGNN.md), pinned: its experiment outputs depend on them.
+        let cases = [
+            (63, 0.1, 1e-5, 0x4010_7eae_52db_a63au64),
+            (938, 0.1, 1e-5, 0x4033_62e7_56e9_dc3au64),
+            (938, 1.0, 1e-5, 0x4083_3fb5_17f5_e19fu64),
+        ];
+        for (r, mu, delta, bits) in cases {
+            let eps = gaussian_rdp_to_approx_classic(r, mu, delta).unwrap();
+            assert_eq!(eps.to_bits(), bits, "R = {r}, mu = {mu}: {eps}");
+        }
+        assert_eq!(gaussian_rdp_to_approx_classic(10, 0.0, 1e-5).unwrap(), 0.0);
     }
 
     #[test]

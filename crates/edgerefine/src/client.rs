@@ -1,5 +1,6 @@
 //! The data owner's side: ε-edge randomized response on the upper triangle.
 
+use dp_core::mechanisms::RandomizedResponseParams;
 use dp_core::samplers::GeometricSkip;
 use graph_core::{Graph, GraphBuilder};
 use rand::{Rng, RngExt};
@@ -8,11 +9,24 @@ use crate::error::{Result, check_eps};
 
 /// Keep probability of a true edge, `p = e^ε / (1 + e^ε)`; a non-edge flips with `1 − p`.
 ///
+/// The number is dp-core's binary randomized response
+/// ([`dp_core::mechanisms::RandomizedResponse::keep_prob`]).
+///
 /// # Errors
 /// [`crate::EdgeRefineError::InvalidParam`] when ε is not finite and positive.
+///
+/// # Privacy
+/// ε-DP per pair (Warner 1965), see [`dp_core::mechanisms::RandomizedResponse`].
+///
+/// # Example
+/// ```
+/// let p = edgerefine::keep_probability(1.0)?;
+/// assert!((p - 1.0f64.exp() / (1.0 + 1.0f64.exp())).abs() < 1e-15);
+/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// ```
 pub fn keep_probability(eps: f64) -> Result<f64> {
     let eps = check_eps(eps)?;
-    Ok(1.0 / (1.0 + (-eps).exp()))
+    Ok(RandomizedResponseParams::new(eps).check()?.keep_prob())
 }
 
 /// Randomized response on every pair `i < j` of the upper triangle: a true edge is kept with
@@ -122,6 +136,24 @@ mod tests {
             (flipped - q * non_edges).abs() < 5.0 * (non_edges * q * p).sqrt(),
             "flipped {flipped} of {non_edges}"
         );
+    }
+
+    #[test]
+    fn keep_probability_keeps_its_bits() {
+        // Pinned before the number moved to dp-core: 1 / (1 + e^{-ε}).
+        assert_eq!(
+            keep_probability(1.0).unwrap().to_bits(),
+            0x3fe7_64d4_f5d5_a2bd
+        );
+        assert_eq!(
+            keep_probability(0.5).unwrap().to_bits(),
+            0x3fe3_eb2f_d4d3_4391
+        );
+        assert_eq!(keep_probability(800.0).unwrap(), 1.0);
+        for eps in [0.1f64, 0.3, 2.0, 3.5, 8.0] {
+            let hand = 1.0 / (1.0 + (-eps).exp());
+            assert_eq!(keep_probability(eps).unwrap().to_bits(), hand.to_bits());
+        }
     }
 
     #[test]

@@ -30,6 +30,16 @@ pub enum EdgeRefineError {
         /// Found.
         got: usize,
     },
+    /// A name (model, method, dataset) that is not one of the known ones.
+    #[error("unknown {what} `{name}` (known: {known})")]
+    UnknownName {
+        /// What was named.
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// The names accepted.
+        known: &'static str,
+    },
     /// A privacy error from dp-core.
     #[error(transparent)]
     Dp(#[from] dp_core::Error),

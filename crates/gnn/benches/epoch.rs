@@ -66,11 +66,10 @@ struct Epoch {
 
 impl Epoch {
     /// `fused`: the default fused sparse kernels, else burn's generic gather/scatter ops.
-    fn new(task: &NodeTask, name: &str, fused: bool) -> Self {
+    fn new(task: &NodeTask, model: fn(usize, usize) -> ModelConfig, fused: bool) -> Self {
         let plain = Device::flex();
         let mut rng = ChaCha8Rng::seed_from_u64(0);
-        let cfg = ModelConfig::by_name(name, task.num_features(), task.num_classes())
-            .expect("known model");
+        let cfg = model(task.num_features(), task.num_classes());
         let model = cfg
             .init_with_rng(&plain.clone().autodiff(), &mut rng)
             .expect("valid config");
@@ -113,19 +112,32 @@ impl Epoch {
     }
 }
 
+// The widths of EdgeRefine's Cora models (`edgerefine::paper::NodeModel`).
+fn gcn(d_in: usize, d_out: usize) -> ModelConfig {
+    ModelConfig::gcn(d_in, 16, d_out).with_dropout(0.6)
+}
+
+fn gat(d_in: usize, d_out: usize) -> ModelConfig {
+    ModelConfig::gat(d_in, 16, d_out)
+}
+
+fn gin(d_in: usize, d_out: usize) -> ModelConfig {
+    ModelConfig::gin(d_in, 32, d_out)
+}
+
 /// Each configuration twice, side by side: with the fused kernels (the default) and with
 /// burn's generic ops (`_generic`), so that their ratio is measured under the same load.
 fn bench(c: &mut Criterion) {
     let cora = cora();
     let mut group = c.benchmark_group("epoch");
     group.sample_size(30);
-    for (label, name) in [
-        ("cora_gcn", "edgerefine-gcn"),
-        ("cora_gat", "edgerefine-gat"),
-        ("cora_gin", "edgerefine-gin"),
+    for (label, model) in [
+        ("cora_gcn", gcn as fn(usize, usize) -> ModelConfig),
+        ("cora_gat", gat),
+        ("cora_gin", gin),
     ] {
         for fused in [true, false] {
-            let mut e = Epoch::new(&cora, name, fused);
+            let mut e = Epoch::new(&cora, model, fused);
             e.step();
             let label = if fused {
                 label.to_string()
@@ -140,7 +152,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("epoch_large");
     group.sample_size(10);
     for fused in [true, false] {
-        let mut e = Epoch::new(&big, "edgerefine-gcn", fused);
+        let mut e = Epoch::new(&big, gcn, fused);
         e.step();
         let label = if fused {
             "gcn_100k_nodes_1m_edges"

@@ -23,8 +23,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let train = TrainConfig::new()
         .with_max_epochs(200)
         .with_patience(Some(50));
-    for name in ["gcn", "sage", "gat", "gin", "mlp"] {
-        let cfg = ModelConfig::by_name(name, 32, 4)?;
+    for (name, cfg) in [
+        ("gcn", ModelConfig::gcn(32, 64, 4)),
+        ("sage", ModelConfig::sage(32, 64, 4)),
+        ("gat", ModelConfig::gat(32, 8, 4)),
+        ("gin", ModelConfig::gin(32, 64, 4)),
+        ("mlp", ModelConfig::mlp(32, 64, 4)),
+    ] {
         let t = std::time::Instant::now();
         let out = train_node_classifier(&task, &cfg, &train, &device)?;
         println!(

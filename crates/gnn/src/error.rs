@@ -61,9 +61,6 @@ pub enum Error {
     /// classifier, a model without pooling used for graph-level prediction).
     #[error("incompatible task: {0}")]
     Incompatible(String),
-    /// Unknown model name.
-    #[error("unknown model `{0}` (known: gcn, sage, gat, gin, mlp, edgerefine-*, homdp-gin)")]
-    UnknownModel(String),
     /// An error from `graph-core` (loading data, building graphs, splits).
     #[error(transparent)]
     Graph(#[from] graph_core::GraphError),

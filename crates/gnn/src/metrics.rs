@@ -187,31 +187,6 @@ pub fn rmse(pred: &[f64], truth: &[f64]) -> Result<f64> {
     Ok((se / truth.len() as f64).sqrt())
 }
 
-/// Mean and sample standard deviation (n − 1 denominator; 0 for a single value).
-///
-/// # Errors
-/// [`Error::Empty`] for an empty slice.
-///
-/// # Example
-/// ```
-/// let (m, s) = gnn::metrics::mean_std(&[1.0, 2.0, 3.0])?;
-/// assert!((m - 2.0).abs() < 1e-12 && (s - 1.0).abs() < 1e-12);
-/// # Ok::<(), gnn::Error>(())
-/// ```
-pub fn mean_std(values: &[f64]) -> Result<(f64, f64)> {
-    if values.is_empty() {
-        return Err(Error::Empty("value list"));
-    }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let var = if values.len() > 1 {
-        values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    Ok((mean, var.sqrt()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,11 +250,7 @@ mod tests {
     }
 
     #[test]
-    fn rmse_and_mean_std_by_hand() {
+    fn rmse_by_hand() {
         assert_eq!(rmse(&[3.0, 4.0], &[0.0, 0.0]).unwrap(), (12.5f64).sqrt());
-        let (m, s) = mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
-        assert_eq!(m, 5.0);
-        assert!((s - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
-        assert!(mean_std(&[]).is_err());
     }
 }

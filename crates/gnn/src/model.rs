@@ -1,6 +1,6 @@
-//! Models: the [`Gnn`] module (a stack of message-passing layers, optional pooling and head),
-//! one burn-style `Config` per architecture ([`GcnConfig`], [`SageConfig`], [`GatConfig`],
-//! [`GinConfig`], [`MlpConfig`]), and [`ModelConfig`] with the papers' presets by name.
+//! Models: the [`Gnn`] module (a stack of message-passing layers, optional pooling and head)
+//! and its configuration [`ModelConfig`]: the settings every architecture shares plus an
+//! [`Architecture`] (GCN, GraphSAGE, GAT with its [`GatHeads`], GIN, GINE, MLP).
 
 use burn::config::Config;
 use burn::module::Module;
@@ -257,72 +257,100 @@ fn widths(
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)] // internal assembly of the common fields
 fn assemble<R: Rng + ?Sized>(
+    cfg: &ModelConfig,
     layers: Vec<Conv>,
     d_last: usize,
-    d_output: usize,
-    dropout: f64,
-    input_dropout: Option<f64>,
-    activation: Activation,
-    pooling: Option<Pooling>,
     device: &Device,
     rng: &mut R,
 ) -> Gnn {
     Gnn {
         layers,
-        head: pooling.map(|_| Linear::new(d_last, d_output, true, device, rng)),
-        dropout,
-        input_dropout: input_dropout.unwrap_or(dropout),
-        activation,
-        pooling,
+        head: cfg
+            .pooling
+            .map(|_| Linear::new(d_last, cfg.d_output, true, device, rng)),
+        dropout: cfg.dropout,
+        input_dropout: cfg.input_dropout.unwrap_or(cfg.dropout),
+        activation: cfg.activation,
+        pooling: cfg.pooling,
     }
 }
 
-macro_rules! common_init {
-    ($cfg:ident) => {
-        impl $cfg {
-            /// Builds the model with parameters drawn from a `ChaCha8` RNG seeded with
-            /// `self.seed`.
-            ///
-            /// # Panics
-            /// On invalid hyper-parameters; use [`Self::try_init`] to get an error instead.
-            pub fn init(&self, device: &Device) -> Gnn {
-                self.try_init(device)
-                    .expect("invalid model configuration (see try_init)")
-            }
-
-            /// Builds the model with parameters drawn from a `ChaCha8` RNG seeded with
-            /// `self.seed`.
-            ///
-            /// # Errors
-            /// [`Error::InvalidParam`] for zero widths or layers, or dropout outside `[0, 1)`.
-            pub fn try_init(&self, device: &Device) -> Result<Gnn> {
-                self.init_with_rng(device, &mut ChaCha8Rng::seed_from_u64(self.seed))
-            }
-        }
-    };
+/// GAT's own settings: hidden layers of `heads` concatenated heads, an output layer of
+/// `out_heads` averaged heads, dropout on the attention coefficients.
+#[derive(Config, Debug, PartialEq, Copy)]
+pub struct GatHeads {
+    /// Heads of the hidden layers (concatenated).
+    #[config(default = 8)]
+    pub heads: usize,
+    /// Heads of the output layer (averaged).
+    #[config(default = 1)]
+    pub out_heads: usize,
+    /// Dropout on attention coefficients.
+    #[config(default = 0.6)]
+    pub attn_dropout: f64,
 }
 
-/// GCN: `num_layers` [`GcnConv`] layers, ReLU, dropout (EdgeRefine: 2 layers, hidden 16,
-/// dropout 0.6).
+/// The layer type of a [`ModelConfig`], with the settings only that layer type has.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Architecture {
+    /// GCN ([`GcnConv`]).
+    Gcn,
+    /// GraphSAGE-mean ([`SageConv`]).
+    Sage,
+    /// GAT ([`GatConv`]): `d_hidden` is the width per head.
+    Gat(GatHeads),
+    /// GIN ([`GinConv`]): each layer a 2-layer MLP `d_in → d_hidden → d_out`, ε learnable
+    /// when `train_eps`.
+    Gin {
+        /// Whether ε is trained.
+        train_eps: bool,
+    },
+    /// GINE ([`GineConv`]): GIN with edge features of width `d_edge` (e.g. transaction
+    /// amount, time, currency and payment format). Inputs need edge features
+    /// ([`crate::EdgeList::with_edge_features`]).
+    Gine {
+        /// Edge feature width.
+        d_edge: usize,
+        /// Whether ε is trained.
+        train_eps: bool,
+    },
+    /// Dense layers that ignore the graph (the structure-free baseline; with pooling, a
+    /// DeepSets-style graph-level baseline).
+    Mlp,
+}
+
+/// Any model: the layer type and the settings every architecture shares. Build one with a
+/// constructor per architecture ([`ModelConfig::gcn`], [`ModelConfig::gat`], …) and the
+/// burn-style `with_*` setters; it is serialisable (burn `Config`).
+///
+/// A node-level model's last layer maps to `d_output`; a graph-level model (with `pooling`)
+/// keeps `d_hidden` through its layers, pools, and ends in a linear head to `d_output`.
 ///
 /// # Example
 /// ```
-/// use gnn::GcnConfig;
+/// use gnn::{ModelConfig, Pooling};
 /// let device = burn::tensor::Device::flex();
-/// let model = GcnConfig::new(1433, 16, 7).with_dropout(0.6).init(&device);
+/// let model = ModelConfig::gcn(1433, 16, 7).with_dropout(0.6).init(&device)?;
 /// assert_eq!(model.num_layers(), 2);
+/// let graph_level = ModelConfig::gin(1, 300, 2)
+///     .with_num_layers(5)
+///     .with_pooling(Some(Pooling::Mean))
+///     .init(&device)?;
+/// assert!(graph_level.is_graph_level());
+/// # Ok::<(), gnn::Error>(())
 /// ```
 #[derive(Config, Debug, PartialEq)]
-pub struct GcnConfig {
+pub struct ModelConfig {
+    /// The layer type and its own settings.
+    pub architecture: Architecture,
     /// Input feature width.
     pub d_input: usize,
-    /// Hidden width.
+    /// Hidden width (per head for GAT).
     pub d_hidden: usize,
-    /// Output width (classes).
+    /// Output width (classes, or targets).
     pub d_output: usize,
-    /// Number of GCN layers.
+    /// Number of message-passing (or dense) layers.
     #[config(default = 2)]
     pub num_layers: usize,
     /// Dropout between layers.
@@ -342,155 +370,139 @@ pub struct GcnConfig {
     pub seed: u64,
 }
 
-impl GcnConfig {
+impl ModelConfig {
+    /// GCN: ReLU, dropout 0.5, 2 layers.
+    pub fn gcn(d_input: usize, d_hidden: usize, d_output: usize) -> Self {
+        Self::new(Architecture::Gcn, d_input, d_hidden, d_output)
+    }
+
+    /// GraphSAGE-mean: ReLU, dropout 0.5, 2 layers.
+    pub fn sage(d_input: usize, d_hidden: usize, d_output: usize) -> Self {
+        Self::new(Architecture::Sage, d_input, d_hidden, d_output)
+    }
+
+    /// GAT with [`GatHeads::new`] (8 heads × `d_hidden`, then 1 averaged head, attention
+    /// dropout 0.6): ELU, dropout 0.6, 2 layers.
+    pub fn gat(d_input: usize, d_hidden: usize, d_output: usize) -> Self {
+        Self::gat_with(d_input, d_hidden, d_output, GatHeads::new())
+    }
+
+    /// GAT with the given heads: ELU, dropout 0.6, 2 layers.
+    pub fn gat_with(d_input: usize, d_hidden: usize, d_output: usize, heads: GatHeads) -> Self {
+        Self::new(Architecture::Gat(heads), d_input, d_hidden, d_output)
+            .with_dropout(0.6)
+            .with_activation(Activation::Elu)
+    }
+
+    /// GIN with learnable ε: ReLU, dropout 0.5, 2 layers.
+    pub fn gin(d_input: usize, d_hidden: usize, d_output: usize) -> Self {
+        Self::new(
+            Architecture::Gin { train_eps: true },
+            d_input,
+            d_hidden,
+            d_output,
+        )
+    }
+
+    /// GINE with edge features of width `d_edge` and learnable ε: ReLU, dropout 0.5, 2 layers.
+    ///
+    /// # Example
+    /// ```
+    /// use gnn::{EdgeList, GraphInput, GraphTensors, Input, ModelConfig};
+    /// let device = burn::tensor::Device::flex();
+    /// let model = ModelConfig::gine(3, 2, 8, 2).init(&device)?;
+    /// let edges = EdgeList::new(3, &[(0, 1), (1, 0), (1, 2), (2, 1)])?
+    ///     .with_edge_features(ndarray::Array2::ones((4, 2)))?;
+    /// let x = Input::dense_from_array(&ndarray::Array2::ones((3, 3)), &device);
+    /// let input = GraphInput { x, graph: GraphTensors::new(&edges, &device), pool: None };
+    /// assert_eq!(model.forward(&input, None)?.dims(), [3, 2]);
+    /// # Ok::<(), gnn::Error>(())
+    /// ```
+    pub fn gine(d_input: usize, d_edge: usize, d_hidden: usize, d_output: usize) -> Self {
+        Self::new(
+            Architecture::Gine {
+                d_edge,
+                train_eps: true,
+            },
+            d_input,
+            d_hidden,
+            d_output,
+        )
+    }
+
+    /// MLP (ignores the graph): ReLU, dropout 0.5, 2 layers.
+    pub fn mlp(d_input: usize, d_hidden: usize, d_output: usize) -> Self {
+        Self::new(Architecture::Mlp, d_input, d_hidden, d_output)
+    }
+
+    /// Builds the model with parameters drawn from a `ChaCha8` RNG seeded with `self.seed`.
+    ///
+    /// # Errors
+    /// As [`ModelConfig::init_with_rng`].
+    pub fn init(&self, device: &Device) -> Result<Gnn> {
+        self.init_with_rng(device, &mut ChaCha8Rng::seed_from_u64(self.seed))
+    }
+
     /// Builds the model drawing parameters from `rng`.
     ///
     /// # Errors
-    /// As [`GcnConfig::try_init`].
+    /// [`Error::InvalidParam`] for zero widths, layers or heads, or a dropout outside `[0, 1)`.
     pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
         check_dims(self.d_input, self.d_hidden, self.d_output, self.num_layers)?;
         check_rate("dropout", self.dropout)?;
         check_rate("input_dropout", self.input_dropout.unwrap_or(0.0))?;
+        let graph_level = self.pooling.is_some();
         let w = widths(
             self.d_input,
             self.d_hidden,
             self.d_output,
             self.num_layers,
-            self.pooling.is_some(),
+            graph_level,
         );
-        let layers = w
-            .iter()
-            .map(|&(i, o)| Conv::Gcn(GcnConv::new(i, o, device, rng)))
-            .collect();
-        Ok(assemble(
-            layers,
-            self.d_hidden,
-            self.d_output,
-            self.dropout,
-            self.input_dropout,
-            self.activation,
-            self.pooling,
-            device,
-            rng,
-        ))
+        let layers: Vec<Conv> = match self.architecture {
+            Architecture::Gat(h) => return self.init_gat(h, device, rng),
+            Architecture::Gcn => w
+                .iter()
+                .map(|&(i, o)| Conv::Gcn(GcnConv::new(i, o, device, rng)))
+                .collect(),
+            Architecture::Sage => w
+                .iter()
+                .map(|&(i, o)| Conv::Sage(SageConv::new(i, o, device, rng)))
+                .collect(),
+            Architecture::Gin { train_eps } => w
+                .iter()
+                .map(|&(i, o)| Conv::Gin(GinConv::new(i, self.d_hidden, o, train_eps, device, rng)))
+                .collect(),
+            Architecture::Gine { d_edge, train_eps } => {
+                check_dims(d_edge, 1, 1, 1)?;
+                w.iter()
+                    .map(|&(i, o)| {
+                        Conv::Gine(GineConv::new(
+                            i,
+                            d_edge,
+                            self.d_hidden,
+                            o,
+                            train_eps,
+                            device,
+                            rng,
+                        ))
+                    })
+                    .collect()
+            }
+            Architecture::Mlp => w
+                .iter()
+                .map(|&(i, o)| Conv::Linear(Linear::new(i, o, true, device, rng)))
+                .collect(),
+        };
+        Ok(assemble(self, layers, self.d_hidden, device, rng))
     }
-}
-common_init!(GcnConfig);
 
-/// GraphSAGE-mean: `num_layers` [`SageConv`] layers.
-#[derive(Config, Debug, PartialEq)]
-pub struct SageConfig {
-    /// Input feature width.
-    pub d_input: usize,
-    /// Hidden width.
-    pub d_hidden: usize,
-    /// Output width.
-    pub d_output: usize,
-    /// Number of layers.
-    #[config(default = 2)]
-    pub num_layers: usize,
-    /// Dropout between layers.
-    #[config(default = 0.5)]
-    pub dropout: f64,
-    /// Dropout on the input features (default: `dropout`).
-    #[config(default = "None")]
-    pub input_dropout: Option<f64>,
-    /// Activation.
-    #[config(default = "Activation::Relu")]
-    pub activation: Activation,
-    /// Pooling for graph-level prediction.
-    #[config(default = "None")]
-    pub pooling: Option<Pooling>,
-    /// Initialisation seed.
-    #[config(default = 0)]
-    pub seed: u64,
-}
-
-impl SageConfig {
-    /// Builds the model drawing parameters from `rng`.
-    ///
-    /// # Errors
-    /// As [`SageConfig::try_init`].
-    pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
-        check_dims(self.d_input, self.d_hidden, self.d_output, self.num_layers)?;
-        check_rate("dropout", self.dropout)?;
-        check_rate("input_dropout", self.input_dropout.unwrap_or(0.0))?;
-        let w = widths(
-            self.d_input,
-            self.d_hidden,
-            self.d_output,
-            self.num_layers,
-            self.pooling.is_some(),
-        );
-        let layers = w
-            .iter()
-            .map(|&(i, o)| Conv::Sage(SageConv::new(i, o, device, rng)))
-            .collect();
-        Ok(assemble(
-            layers,
-            self.d_hidden,
-            self.d_output,
-            self.dropout,
-            self.input_dropout,
-            self.activation,
-            self.pooling,
-            device,
-            rng,
-        ))
-    }
-}
-common_init!(SageConfig);
-
-/// GAT: hidden layers of `heads` concatenated heads of width `d_hidden`, a last layer of
-/// `out_heads` averaged heads, ELU (EdgeRefine: 8 heads × 16, then 1 head; dropout 0.6).
-#[derive(Config, Debug, PartialEq)]
-pub struct GatConfig {
-    /// Input feature width.
-    pub d_input: usize,
-    /// Width per head of the hidden layers.
-    pub d_hidden: usize,
-    /// Output width.
-    pub d_output: usize,
-    /// Number of layers.
-    #[config(default = 2)]
-    pub num_layers: usize,
-    /// Heads of the hidden layers (concatenated).
-    #[config(default = 8)]
-    pub heads: usize,
-    /// Heads of the output layer (averaged).
-    #[config(default = 1)]
-    pub out_heads: usize,
-    /// Dropout between layers.
-    #[config(default = 0.6)]
-    pub dropout: f64,
-    /// Dropout on the input features (default: `dropout`).
-    #[config(default = "None")]
-    pub input_dropout: Option<f64>,
-    /// Dropout on attention coefficients.
-    #[config(default = 0.6)]
-    pub attn_dropout: f64,
-    /// Activation.
-    #[config(default = "Activation::Elu")]
-    pub activation: Activation,
-    /// Pooling for graph-level prediction (then every layer concatenates `heads` heads).
-    #[config(default = "None")]
-    pub pooling: Option<Pooling>,
-    /// Initialisation seed.
-    #[config(default = 0)]
-    pub seed: u64,
-}
-
-impl GatConfig {
-    /// Builds the model drawing parameters from `rng`.
-    ///
-    /// # Errors
-    /// As [`GatConfig::try_init`], plus zero heads.
-    pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
-        check_dims(self.d_input, self.d_hidden, self.d_output, self.num_layers)?;
-        check_dims(self.heads, self.out_heads, 1, 1)?;
-        check_rate("dropout", self.dropout)?;
-        check_rate("attn_dropout", self.attn_dropout)?;
-        check_rate("input_dropout", self.input_dropout.unwrap_or(0.0))?;
+    /// GAT layers: hidden layers concatenate `heads` heads; a node-level model's last layer
+    /// averages `out_heads` heads of width `d_output` (a graph-level model concatenates in
+    /// every layer).
+    fn init_gat<R: Rng + ?Sized>(&self, h: GatHeads, device: &Device, rng: &mut R) -> Result<Gnn> {
+        check_dims(h.heads, h.out_heads, 1, 1)?;
+        check_rate("attn_dropout", h.attn_dropout)?;
         let graph_level = self.pooling.is_some();
         let mut layers = Vec::with_capacity(self.num_layers);
         let mut din = self.d_input;
@@ -500,9 +512,9 @@ impl GatConfig {
                 GatConv::new(
                     din,
                     self.d_output,
-                    self.out_heads,
+                    h.out_heads,
                     false,
-                    self.attn_dropout,
+                    h.attn_dropout,
                     device,
                     rng,
                 )
@@ -510,9 +522,9 @@ impl GatConfig {
                 GatConv::new(
                     din,
                     self.d_hidden,
-                    self.heads,
+                    h.heads,
                     true,
-                    self.attn_dropout,
+                    h.attn_dropout,
                     device,
                     rng,
                 )
@@ -520,426 +532,16 @@ impl GatConfig {
             din = conv.width();
             layers.push(Conv::Gat(conv));
         }
-        Ok(assemble(
-            layers,
-            din,
-            self.d_output,
-            self.dropout,
-            self.input_dropout,
-            self.activation,
-            self.pooling,
-            device,
-            rng,
-        ))
-    }
-}
-common_init!(GatConfig);
-
-/// GIN: `num_layers` [`GinConv`] layers, each with a 2-layer MLP (`d_in → d_hidden → d_out`)
-/// and learnable ε (EdgeRefine: MLP(in→32→32) → MLP(32→32→C)).
-#[derive(Config, Debug, PartialEq)]
-pub struct GinConfig {
-    /// Input feature width.
-    pub d_input: usize,
-    /// Hidden width.
-    pub d_hidden: usize,
-    /// Output width.
-    pub d_output: usize,
-    /// Number of GIN layers.
-    #[config(default = 2)]
-    pub num_layers: usize,
-    /// Dropout between layers.
-    #[config(default = 0.5)]
-    pub dropout: f64,
-    /// Dropout on the input features (default: `dropout`).
-    #[config(default = "None")]
-    pub input_dropout: Option<f64>,
-    /// Whether ε is trained.
-    #[config(default = true)]
-    pub train_eps: bool,
-    /// Activation.
-    #[config(default = "Activation::Relu")]
-    pub activation: Activation,
-    /// Pooling for graph-level prediction.
-    #[config(default = "None")]
-    pub pooling: Option<Pooling>,
-    /// Initialisation seed.
-    #[config(default = 0)]
-    pub seed: u64,
-}
-
-impl GinConfig {
-    /// Builds the model drawing parameters from `rng`.
-    ///
-    /// # Errors
-    /// As [`GinConfig::try_init`].
-    pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
-        check_dims(self.d_input, self.d_hidden, self.d_output, self.num_layers)?;
-        check_rate("dropout", self.dropout)?;
-        check_rate("input_dropout", self.input_dropout.unwrap_or(0.0))?;
-        let w = widths(
-            self.d_input,
-            self.d_hidden,
-            self.d_output,
-            self.num_layers,
-            self.pooling.is_some(),
-        );
-        let layers = w
-            .iter()
-            .map(|&(i, o)| {
-                Conv::Gin(GinConv::new(
-                    i,
-                    self.d_hidden,
-                    o,
-                    self.train_eps,
-                    device,
-                    rng,
-                ))
-            })
-            .collect();
-        Ok(assemble(
-            layers,
-            self.d_hidden,
-            self.d_output,
-            self.dropout,
-            self.input_dropout,
-            self.activation,
-            self.pooling,
-            device,
-            rng,
-        ))
-    }
-}
-common_init!(GinConfig);
-
-/// GINE: `num_layers` [`GineConv`] layers (GIN with edge features of width `d_edge`, e.g.
-/// transaction amount, time, currency and payment format), each with a 2-layer MLP
-/// (`d_in → d_hidden → d_out`) and learnable ε. Inputs need edge features
-/// ([`crate::EdgeList::with_edge_features`]).
-///
-/// # Example
-/// ```
-/// use gnn::{EdgeList, GineConfig, GraphInput, GraphTensors, Input};
-/// let device = burn::tensor::Device::flex();
-/// let model = GineConfig::new(3, 2, 8, 2).init(&device);
-/// let edges = EdgeList::new(3, &[(0, 1), (1, 0), (1, 2), (2, 1)])?
-///     .with_edge_features(ndarray::Array2::ones((4, 2)))?;
-/// let x = Input::dense_from_array(&ndarray::Array2::ones((3, 3)), &device);
-/// let input = GraphInput { x, graph: GraphTensors::new(&edges, &device), pool: None };
-/// assert_eq!(model.forward(&input, None)?.dims(), [3, 2]);
-/// # Ok::<(), gnn::Error>(())
-/// ```
-#[derive(Config, Debug, PartialEq)]
-pub struct GineConfig {
-    /// Input feature width.
-    pub d_input: usize,
-    /// Edge feature width.
-    pub d_edge: usize,
-    /// Hidden width.
-    pub d_hidden: usize,
-    /// Output width.
-    pub d_output: usize,
-    /// Number of GINE layers.
-    #[config(default = 2)]
-    pub num_layers: usize,
-    /// Dropout between layers.
-    #[config(default = 0.5)]
-    pub dropout: f64,
-    /// Dropout on the input features (default: `dropout`).
-    #[config(default = "None")]
-    pub input_dropout: Option<f64>,
-    /// Whether ε is trained.
-    #[config(default = true)]
-    pub train_eps: bool,
-    /// Activation.
-    #[config(default = "Activation::Relu")]
-    pub activation: Activation,
-    /// Pooling for graph-level prediction.
-    #[config(default = "None")]
-    pub pooling: Option<Pooling>,
-    /// Initialisation seed.
-    #[config(default = 0)]
-    pub seed: u64,
-}
-
-impl GineConfig {
-    /// Builds the model drawing parameters from `rng`.
-    ///
-    /// # Errors
-    /// As [`GineConfig::try_init`], plus a zero `d_edge`.
-    pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
-        check_dims(self.d_input, self.d_hidden, self.d_output, self.num_layers)?;
-        check_dims(self.d_edge, 1, 1, 1)?;
-        check_rate("dropout", self.dropout)?;
-        check_rate("input_dropout", self.input_dropout.unwrap_or(0.0))?;
-        let w = widths(
-            self.d_input,
-            self.d_hidden,
-            self.d_output,
-            self.num_layers,
-            self.pooling.is_some(),
-        );
-        let layers = w
-            .iter()
-            .map(|&(i, o)| {
-                Conv::Gine(GineConv::new(
-                    i,
-                    self.d_edge,
-                    self.d_hidden,
-                    o,
-                    self.train_eps,
-                    device,
-                    rng,
-                ))
-            })
-            .collect();
-        Ok(assemble(
-            layers,
-            self.d_hidden,
-            self.d_output,
-            self.dropout,
-            self.input_dropout,
-            self.activation,
-            self.pooling,
-            device,
-            rng,
-        ))
-    }
-}
-common_init!(GineConfig);
-
-/// MLP: `num_layers` dense layers that ignore the graph (the structure-free baseline).
-#[derive(Config, Debug, PartialEq)]
-pub struct MlpConfig {
-    /// Input feature width.
-    pub d_input: usize,
-    /// Hidden width.
-    pub d_hidden: usize,
-    /// Output width.
-    pub d_output: usize,
-    /// Number of layers.
-    #[config(default = 2)]
-    pub num_layers: usize,
-    /// Dropout between layers.
-    #[config(default = 0.5)]
-    pub dropout: f64,
-    /// Dropout on the input features (default: `dropout`).
-    #[config(default = "None")]
-    pub input_dropout: Option<f64>,
-    /// Activation.
-    #[config(default = "Activation::Relu")]
-    pub activation: Activation,
-    /// Pooling for graph-level prediction (a DeepSets-style baseline).
-    #[config(default = "None")]
-    pub pooling: Option<Pooling>,
-    /// Initialisation seed.
-    #[config(default = 0)]
-    pub seed: u64,
-}
-
-impl MlpConfig {
-    /// Builds the model drawing parameters from `rng`.
-    ///
-    /// # Errors
-    /// As [`MlpConfig::try_init`].
-    pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
-        check_dims(self.d_input, self.d_hidden, self.d_output, self.num_layers)?;
-        check_rate("dropout", self.dropout)?;
-        check_rate("input_dropout", self.input_dropout.unwrap_or(0.0))?;
-        let w = widths(
-            self.d_input,
-            self.d_hidden,
-            self.d_output,
-            self.num_layers,
-            self.pooling.is_some(),
-        );
-        let layers = w
-            .iter()
-            .map(|&(i, o)| Conv::Linear(Linear::new(i, o, true, device, rng)))
-            .collect();
-        Ok(assemble(
-            layers,
-            self.d_hidden,
-            self.d_output,
-            self.dropout,
-            self.input_dropout,
-            self.activation,
-            self.pooling,
-            device,
-            rng,
-        ))
-    }
-}
-common_init!(MlpConfig);
-
-/// Any model configuration; serialisable, and the papers' presets by name.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum ModelConfig {
-    /// GCN.
-    Gcn(GcnConfig),
-    /// GraphSAGE-mean.
-    Sage(SageConfig),
-    /// GAT.
-    Gat(GatConfig),
-    /// GIN.
-    Gin(GinConfig),
-    /// GIN with edge features.
-    Gine(GineConfig),
-    /// MLP.
-    Mlp(MlpConfig),
-}
-
-/// Names accepted by [`ModelConfig::by_name`].
-pub const MODEL_NAMES: &[&str] = &[
-    "gcn",
-    "sage",
-    "gat",
-    "gin",
-    "mlp",
-    "edgerefine-gcn",
-    "edgerefine-gat",
-    "edgerefine-gin",
-    "edgerefine-mlp",
-    "edgerefine-graph-gcn",
-    "edgerefine-graph-gat",
-    "edgerefine-graph-gin",
-    "homdp-gin",
-];
-
-impl ModelConfig {
-    /// A model by name, for `d_input` features and `d_output` classes:
-    /// - `gcn`, `sage`, `gat`, `gin`, `mlp`: the configs' defaults with hidden width 64 (GAT 8);
-    /// - `edgerefine-{gcn,gat,gin,mlp}`: EdgeRefine's node-classification protocol (GCN 2 layers,
-    ///   hidden 16, dropout 0.6; GAT 8 heads × 16 then 1 head, dropout 0.6; GIN MLP(in→32→32) →
-    ///   MLP(32→32→C), dropout 0.5; MLP 2 layers, hidden 64, dropout 0.5);
-    /// - `edgerefine-graph-{gcn,gat,gin}`: EdgeRefine's MUTAG protocol (GCN/GIN hidden 64,
-    ///   GAT 32 × 4 heads, 3 layers, mean pool, linear head);
-    /// - `homdp-gin`: HOMDP's baseline (GIN, 5 layers, hidden 300, mean pool).
-    ///
-    /// # Errors
-    /// [`Error::UnknownModel`] for other names.
-    ///
-    /// # Example
-    /// ```
-    /// use gnn::ModelConfig;
-    /// let cfg = ModelConfig::by_name("homdp-gin", 1, 2)?;
-    /// let model = cfg.init(&burn::tensor::Device::flex())?;
-    /// assert_eq!(model.num_layers(), 5);
-    /// assert!(model.is_graph_level());
-    /// # Ok::<(), gnn::Error>(())
-    /// ```
-    pub fn by_name(name: &str, d_input: usize, d_output: usize) -> Result<Self> {
-        let (i, o) = (d_input, d_output);
-        let mean = Some(Pooling::Mean);
-        Ok(match name.to_ascii_lowercase().as_str() {
-            "gcn" => Self::Gcn(GcnConfig::new(i, 64, o)),
-            "sage" => Self::Sage(SageConfig::new(i, 64, o)),
-            "gat" => Self::Gat(GatConfig::new(i, 8, o)),
-            "gin" => Self::Gin(GinConfig::new(i, 64, o)),
-            "mlp" => Self::Mlp(MlpConfig::new(i, 64, o)),
-            "edgerefine-gcn" => Self::Gcn(GcnConfig::new(i, 16, o).with_dropout(0.6)),
-            "edgerefine-gat" => Self::Gat(
-                GatConfig::new(i, 16, o)
-                    .with_heads(8)
-                    .with_out_heads(1)
-                    .with_dropout(0.6)
-                    .with_attn_dropout(0.6),
-            ),
-            "edgerefine-gin" => Self::Gin(GinConfig::new(i, 32, o).with_dropout(0.5)),
-            "edgerefine-mlp" => Self::Mlp(MlpConfig::new(i, 64, o).with_dropout(0.5)),
-            "edgerefine-graph-gcn" => Self::Gcn(
-                GcnConfig::new(i, 64, o)
-                    .with_num_layers(3)
-                    .with_dropout(0.0)
-                    .with_pooling(mean),
-            ),
-            "edgerefine-graph-gat" => Self::Gat(
-                GatConfig::new(i, 32, o)
-                    .with_heads(4)
-                    .with_num_layers(3)
-                    .with_dropout(0.0)
-                    .with_attn_dropout(0.0)
-                    .with_pooling(mean),
-            ),
-            "edgerefine-graph-gin" => Self::Gin(
-                GinConfig::new(i, 64, o)
-                    .with_num_layers(3)
-                    .with_dropout(0.0)
-                    .with_pooling(mean),
-            ),
-            "homdp-gin" => Self::Gin(
-                GinConfig::new(i, 300, o)
-                    .with_num_layers(5)
-                    .with_dropout(0.0)
-                    .with_pooling(mean),
-            ),
-            other => return Err(Error::UnknownModel(other.to_string())),
-        })
-    }
-
-    /// The same configuration with another initialisation seed.
-    pub fn with_seed(self, seed: u64) -> Self {
-        match self {
-            Self::Gcn(c) => Self::Gcn(c.with_seed(seed)),
-            Self::Sage(c) => Self::Sage(c.with_seed(seed)),
-            Self::Gat(c) => Self::Gat(c.with_seed(seed)),
-            Self::Gin(c) => Self::Gin(c.with_seed(seed)),
-            Self::Gine(c) => Self::Gine(c.with_seed(seed)),
-            Self::Mlp(c) => Self::Mlp(c.with_seed(seed)),
-        }
-    }
-
-    /// Builds the model from the config's own seed.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParam`] for invalid hyper-parameters.
-    pub fn init(&self, device: &Device) -> Result<Gnn> {
-        match self {
-            Self::Gcn(c) => c.try_init(device),
-            Self::Sage(c) => c.try_init(device),
-            Self::Gat(c) => c.try_init(device),
-            Self::Gin(c) => c.try_init(device),
-            Self::Gine(c) => c.try_init(device),
-            Self::Mlp(c) => c.try_init(device),
-        }
-    }
-
-    /// Builds the model drawing parameters from `rng`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParam`] for invalid hyper-parameters.
-    pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
-        match self {
-            Self::Gcn(c) => c.init_with_rng(device, rng),
-            Self::Sage(c) => c.init_with_rng(device, rng),
-            Self::Gat(c) => c.init_with_rng(device, rng),
-            Self::Gin(c) => c.init_with_rng(device, rng),
-            Self::Gine(c) => c.init_with_rng(device, rng),
-            Self::Mlp(c) => c.init_with_rng(device, rng),
-        }
+        Ok(assemble(self, layers, din, device, rng))
     }
 
     /// Whether the model pools to graph level.
     pub fn is_graph_level(&self) -> bool {
-        match self {
-            Self::Gcn(c) => c.pooling.is_some(),
-            Self::Sage(c) => c.pooling.is_some(),
-            Self::Gat(c) => c.pooling.is_some(),
-            Self::Gin(c) => c.pooling.is_some(),
-            Self::Gine(c) => c.pooling.is_some(),
-            Self::Mlp(c) => c.pooling.is_some(),
-        }
+        self.pooling.is_some()
     }
 
     /// `(d_input, d_output)`.
     pub fn io_dims(&self) -> (usize, usize) {
-        match self {
-            Self::Gcn(c) => (c.d_input, c.d_output),
-            Self::Sage(c) => (c.d_input, c.d_output),
-            Self::Gat(c) => (c.d_input, c.d_output),
-            Self::Gin(c) => (c.d_input, c.d_output),
-            Self::Gine(c) => (c.d_input, c.d_output),
-            Self::Mlp(c) => (c.d_input, c.d_output),
-        }
+        (self.d_input, self.d_output)
     }
 }

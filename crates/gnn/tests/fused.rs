@@ -5,7 +5,7 @@
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::{Device, Tensor};
 use gnn::tensors::DropoutRng;
-use gnn::{EdgeList, GatConfig, GcnConfig, GraphInput, Input, ModelConfig, NodeTask};
+use gnn::{EdgeList, GatHeads, GraphInput, Input, ModelConfig, NodeTask};
 use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -106,14 +106,17 @@ fn fused_and_generic_models_agree_in_values_and_gradients() {
             sparse
         );
         let configs = [
-            ModelConfig::Gcn(GcnConfig::new(40, 16, 3).with_dropout(0.3)),
-            ModelConfig::Gat(
-                GatConfig::new(40, 4, 3)
+            ModelConfig::gcn(40, 16, 3).with_dropout(0.3),
+            ModelConfig::gat_with(
+                40,
+                4,
+                3,
+                GatHeads::new()
                     .with_heads(3)
                     .with_out_heads(2)
-                    .with_dropout(0.3)
                     .with_attn_dropout(0.3),
-            ),
+            )
+            .with_dropout(0.3),
         ];
         for cfg in &configs {
             let (out_f, grads_f) = run(cfg, &t, true);

@@ -3,9 +3,9 @@
 
 use burn::tensor::Device;
 use gnn::{
-    EdgeList, Error, GatConfig, GcnConfig, GinConfig, GraphInput, GraphSplit, GraphTargets,
-    GraphTask, Input, MlpConfig, ModelConfig, NodeTask, Pooling, SageConfig, TrainConfig,
-    predict_nodes, train_graph_model, train_node_classifier,
+    Architecture, EdgeList, Error, GatHeads, GraphInput, GraphSplit, GraphTargets, GraphTask,
+    Input, ModelConfig, NodeTask, Pooling, TrainConfig, predict_nodes, train_graph_model,
+    train_node_classifier,
 };
 use graph_core::{NodeSplit, generate::ContextualSbm};
 use ndarray::Array2;
@@ -41,7 +41,7 @@ fn quick() -> TrainConfig {
 #[test]
 fn gcn_fits_a_contextual_sbm() {
     let task = csbm_task(0, 300, 16);
-    let cfg = ModelConfig::Gcn(GcnConfig::new(16, 16, 3).with_dropout(0.5));
+    let cfg = ModelConfig::gcn(16, 16, 3).with_dropout(0.5);
     let out = train_node_classifier(&task, &cfg, &quick(), &Device::flex()).unwrap();
     assert!(out.test_acc > 0.9, "test acc {}", out.test_acc);
     assert!(out.test_macro_f1 > 0.85, "macro-F1 {}", out.test_macro_f1);
@@ -57,16 +57,17 @@ fn gcn_fits_a_contextual_sbm() {
 fn every_architecture_beats_chance_on_the_sbm() {
     let task = csbm_task(1, 240, 12);
     let models = [
-        ModelConfig::Sage(SageConfig::new(12, 16, 3)),
+        ModelConfig::sage(12, 16, 3),
         // Small and briefly trained: light dropout (the 0.6 defaults need hundreds of epochs).
-        ModelConfig::Gat(
-            GatConfig::new(12, 8, 3)
-                .with_heads(2)
-                .with_dropout(0.1)
-                .with_attn_dropout(0.1),
-        ),
-        ModelConfig::Gin(GinConfig::new(12, 16, 3)),
-        ModelConfig::Mlp(MlpConfig::new(12, 16, 3)),
+        ModelConfig::gat_with(
+            12,
+            8,
+            3,
+            GatHeads::new().with_heads(2).with_attn_dropout(0.1),
+        )
+        .with_dropout(0.1),
+        ModelConfig::gin(12, 16, 3),
+        ModelConfig::mlp(12, 16, 3),
     ];
     for cfg in models {
         let out = train_node_classifier(&task, &cfg, &quick(), &Device::flex()).unwrap();
@@ -78,7 +79,7 @@ fn every_architecture_beats_chance_on_the_sbm() {
 #[test]
 fn same_seed_same_numbers() {
     let task = csbm_task(2, 150, 8);
-    let cfg = ModelConfig::Gat(GatConfig::new(8, 4, 3).with_heads(2));
+    let cfg = ModelConfig::gat_with(8, 4, 3, GatHeads::new().with_heads(2));
     let train = TrainConfig::new().with_max_epochs(8).with_seed(5);
     let a = train_node_classifier(&task, &cfg, &train, &Device::flex()).unwrap();
     let b = train_node_classifier(&task, &cfg, &train, &Device::flex()).unwrap();
@@ -91,7 +92,7 @@ fn same_seed_same_numbers() {
 #[test]
 fn embeddings_and_predictions_agree_with_forward() {
     let task = csbm_task(3, 120, 8);
-    let cfg = ModelConfig::Gcn(GcnConfig::new(8, 6, 3).with_num_layers(3));
+    let cfg = ModelConfig::gcn(8, 6, 3).with_num_layers(3);
     let out = train_node_classifier(
         &task,
         &cfg,
@@ -141,10 +142,10 @@ fn sparse_and_dense_inputs_give_the_same_output() {
     let dense = Input::dense_from_array(&x, &device);
     assert!(matches!(sparse, Input::Sparse { .. }) && matches!(dense, Input::Dense(_)));
     for cfg in [
-        ModelConfig::Gcn(GcnConfig::new(50, 8, 3)),
-        ModelConfig::Gat(GatConfig::new(50, 4, 3)),
-        ModelConfig::Gin(GinConfig::new(50, 8, 3)),
-        ModelConfig::Sage(SageConfig::new(50, 8, 3)),
+        ModelConfig::gcn(50, 8, 3),
+        ModelConfig::gat(50, 4, 3),
+        ModelConfig::gin(50, 8, 3),
+        ModelConfig::sage(50, 8, 3),
     ] {
         let m = cfg.init(&device).unwrap();
         let run = |x: &Input| {
@@ -169,16 +170,43 @@ fn sparse_and_dense_inputs_give_the_same_output() {
 
 #[test]
 fn model_configs_round_trip_through_json() {
-    for name in gnn::model::MODEL_NAMES {
-        let cfg = ModelConfig::by_name(name, 10, 3).unwrap();
+    let mean = Some(Pooling::Mean);
+    for cfg in [
+        ModelConfig::gcn(10, 16, 3),
+        ModelConfig::sage(10, 16, 3).with_pooling(mean),
+        ModelConfig::gat_with(10, 8, 3, GatHeads::new().with_heads(4)),
+        ModelConfig::gin(10, 32, 3)
+            .with_num_layers(5)
+            .with_pooling(mean),
+        ModelConfig::gine(10, 2, 16, 3),
+        ModelConfig::mlp(10, 64, 3).with_dropout(0.0),
+    ] {
         let json = serde_json::to_string(&cfg).unwrap();
         let back: ModelConfig = serde_json::from_str(&json).unwrap();
         assert_eq!(cfg, back);
         assert!(cfg.init(&Device::flex()).is_ok());
     }
+    // Constructors set each architecture's own defaults.
+    let gat = ModelConfig::gat(10, 8, 3);
+    assert_eq!(gat.dropout, 0.6);
+    assert_eq!(gat.activation, gnn::Activation::Elu);
+    assert_eq!(
+        gat.architecture,
+        Architecture::Gat(GatHeads {
+            heads: 8,
+            out_heads: 1,
+            attn_dropout: 0.6
+        })
+    );
+    // Zero heads or edge width are typed errors.
+    let zero_heads = ModelConfig::gat_with(10, 8, 3, GatHeads::new().with_heads(0));
     assert!(matches!(
-        ModelConfig::by_name("transformer", 1, 2),
-        Err(Error::UnknownModel(_))
+        zero_heads.init(&Device::flex()),
+        Err(Error::InvalidParam { .. })
+    ));
+    assert!(matches!(
+        ModelConfig::gine(10, 0, 16, 3).init(&Device::flex()),
+        Err(Error::InvalidParam { .. })
     ));
 }
 
@@ -218,12 +246,10 @@ fn shapes_task(regression: bool) -> GraphTask {
 fn gin_classifies_cycles_and_stars() {
     let task = shapes_task(false);
     let split = GraphSplit::random(60, 0.6, 0.2, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
-    let cfg = ModelConfig::Gin(
-        GinConfig::new(1, 16, 2)
-            .with_num_layers(2)
-            .with_dropout(0.0)
-            .with_pooling(Some(Pooling::Sum)),
-    );
+    let cfg = ModelConfig::gin(1, 16, 2)
+        .with_num_layers(2)
+        .with_dropout(0.0)
+        .with_pooling(Some(Pooling::Sum));
     let train = TrainConfig::new()
         .with_lr(0.01)
         .with_max_epochs(40)
@@ -237,11 +263,9 @@ fn gin_classifies_cycles_and_stars() {
 fn gin_regresses_graph_size() {
     let task = shapes_task(true);
     let split = GraphSplit::random(60, 0.6, 0.2, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
-    let cfg = ModelConfig::Gin(
-        GinConfig::new(1, 16, 1)
-            .with_dropout(0.0)
-            .with_pooling(Some(Pooling::Sum)),
-    );
+    let cfg = ModelConfig::gin(1, 16, 1)
+        .with_dropout(0.0)
+        .with_pooling(Some(Pooling::Sum));
     let train = TrainConfig::new()
         .with_lr(0.01)
         .with_max_epochs(60)
@@ -258,14 +282,14 @@ fn bad_setups_are_rejected_before_training() {
     let task = csbm_task(5, 60, 4);
     let device = Device::flex();
     let t = TrainConfig::new().with_max_epochs(2);
-    let gcn = ModelConfig::Gcn(GcnConfig::new(4, 8, 3));
+    let gcn = ModelConfig::gcn(4, 8, 3);
     // Wrong input width / class count.
-    let wide = ModelConfig::Gcn(GcnConfig::new(5, 8, 3));
+    let wide = ModelConfig::gcn(5, 8, 3);
     assert!(matches!(
         train_node_classifier(&task, &wide, &t, &device),
         Err(Error::Shape { .. })
     ));
-    let classes = ModelConfig::Gcn(GcnConfig::new(4, 8, 4));
+    let classes = ModelConfig::gcn(4, 8, 4);
     assert!(matches!(
         train_node_classifier(&task, &classes, &t, &device),
         Err(Error::Shape { .. })
@@ -283,14 +307,14 @@ fn bad_setups_are_rejected_before_training() {
         Err(Error::Empty(_))
     ));
     // Graph-level model on a node task, and the reverse.
-    let pooled = ModelConfig::Gcn(GcnConfig::new(4, 8, 3).with_pooling(Some(Pooling::Mean)));
+    let pooled = ModelConfig::gcn(4, 8, 3).with_pooling(Some(Pooling::Mean));
     assert!(matches!(
         train_node_classifier(&task, &pooled, &t, &device),
         Err(Error::Incompatible(_))
     ));
     let shapes = shapes_task(false);
     let split = GraphSplit::random(60, 0.6, 0.2, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
-    let node_level = ModelConfig::Gin(GinConfig::new(1, 8, 2));
+    let node_level = ModelConfig::gin(1, 8, 2);
     assert!(matches!(
         train_graph_model(&shapes, &split, &node_level, &t, &device),
         Err(Error::Incompatible(_))
@@ -300,7 +324,7 @@ fn bad_setups_are_rejected_before_training() {
         val: vec![],
         test: vec![2],
     };
-    let pooled_gin = ModelConfig::Gin(GinConfig::new(1, 8, 2).with_pooling(Some(Pooling::Mean)));
+    let pooled_gin = ModelConfig::gin(1, 8, 2).with_pooling(Some(Pooling::Mean));
     assert!(matches!(
         train_graph_model(&shapes, &empty_val, &pooled_gin, &t, &device),
         Err(Error::Empty(_))
@@ -311,7 +335,7 @@ fn bad_setups_are_rejected_before_training() {
         Err(Error::InvalidParam { name: "lr", .. })
     ));
     assert!(matches!(
-        GcnConfig::new(4, 8, 3).with_dropout(1.0).try_init(&device),
+        ModelConfig::gcn(4, 8, 3).with_dropout(1.0).init(&device),
         Err(Error::InvalidParam { .. })
     ));
     // Labels out of range in a graph task.

@@ -37,7 +37,7 @@ pub enum GraphError {
         /// The requested node count.
         n: u64,
     },
-    /// A parameter outside its domain (probability not in [0,1], zero blocks, …).
+    /// A parameter outside its domain (probability not in `[0, 1]`, zero blocks, …).
     #[error("invalid parameter `{name}` = {value}: {reason}")]
     InvalidParam {
         /// Parameter name.

@@ -66,3 +66,28 @@ impl GraphStats {
         }
     }
 }
+
+/// Mean and sample standard deviation (`n − 1` denominator; 0 for a single value) of
+/// `values`, summed in order; `None` for an empty slice. A NaN in `values` makes both NaN:
+/// filter first where missing runs are NaN.
+///
+/// # Example
+/// ```
+/// let (m, s) = graph_core::mean_std(&[1.0, 2.0, 3.0]).unwrap();
+/// assert!((m - 2.0).abs() < 1e-12 && (s - 1.0).abs() < 1e-12);
+/// assert_eq!(graph_core::mean_std(&[4.0]), Some((4.0, 0.0)));
+/// assert_eq!(graph_core::mean_std(&[]), None);
+/// ```
+pub fn mean_std(values: &[f64]) -> Option<(f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = if values.len() > 1 {
+        values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    Some((mean, var.sqrt()))
+}

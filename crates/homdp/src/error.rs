@@ -115,11 +115,13 @@ pub enum HomdpError {
     /// An error from graph-core (building a clipped graph).
     #[error(transparent)]
     Graph(#[from] GraphError),
-    /// An error from gnn (training the GIN baseline).
+    /// An error from gnn (training the GIN baseline; feature `gin-baselines`).
+    #[cfg(feature = "gin-baselines")]
     #[error(transparent)]
     Gnn(Box<gnn::Error>),
 }
 
+#[cfg(feature = "gin-baselines")]
 impl From<gnn::Error> for HomdpError {
     fn from(e: gnn::Error) -> Self {
         Self::Gnn(Box::new(e))

@@ -1,5 +1,6 @@
 //! The privacy guarantee of the private embedding: the paper's tCDP parameters and (ε, δ).
 
+use dp_core::calibrate::smooth_gaussian_tcdp;
 use dp_core::conversions::tcdp_to_approx;
 use dp_core::measures::Tcdp;
 
@@ -14,7 +15,8 @@ use crate::error::{Result, invalid};
 ///
 /// # Privacy
 /// tCDP: Bun–Dwork–Rothblum–Steinke 2018 (STOC); smooth sensitivity: Nissim–Raskhodnikova–Smith
-/// 2007; conversion to (ε, δ) by [`dp_core::conversions::tcdp_to_approx`] (BDRS18): with
+/// 2007; `(ρ', ω)` from [`dp_core::calibrate::smooth_gaussian_tcdp`]; conversion to (ε, δ) by
+/// [`dp_core::conversions::tcdp_to_approx`] (BDRS18): with
 /// `L = ln(1/δ)`, `ε = ρ' + 2·sqrt(ρ'L)` if `L ≤ (ω−1)²ρ'`, else `ε = ρ'ω + L/(ω−1)`.
 /// Neighbouring inputs are graphs with the same node count differing in one edge (both within
 /// the public degree bound when one is used).
@@ -47,7 +49,8 @@ impl Guarantee {
     /// [`crate::HomdpError::Dp`] if dp-core refuses the conversion.
     ///
     /// # Privacy
-    /// See the type. `ρ'` is rounded up and ω down, so the numbers stay upper bounds.
+    /// See the type. `ρ'` is rounded up and ω down (by dp-core's
+    /// [`smooth_gaussian_tcdp`]), so the numbers stay upper bounds.
     pub fn new(rho: f64, beta: f64, dim: usize, delta: f64) -> Result<Self> {
         if !(rho.is_finite() && rho > 0.0) {
             return invalid("rho", rho, "must be finite and > 0");
@@ -64,18 +67,14 @@ impl Guarantee {
         if !(delta > 0.0 && delta < 1.0) {
             return invalid("delta", delta, "must be in (0, 1)");
         }
-        // 2ρ + 4dβ²: three roundings, inflate by a few ulps.
-        let rho_prime =
-            ((2.0 * rho + 4.0 * dim as f64 * beta * beta) * (1.0 + 4.0 * f64::EPSILON)).next_up();
-        let omega = (1.0 / (4.0 * beta)).next_down();
-        let tcdp = Tcdp::new(rho_prime, omega)?;
+        let tcdp = smooth_gaussian_tcdp(rho, beta, dim)?;
         let (eps, _order) = tcdp_to_approx(tcdp.rho(), tcdp.omega(), delta)?;
         Ok(Self {
             rho,
             beta,
             dim,
-            rho_prime,
-            omega,
+            rho_prime: tcdp.rho(),
+            omega: tcdp.omega(),
             delta,
             eps,
         })
@@ -149,6 +148,16 @@ mod tests {
         let closed1 = 10.0 * 1.25 + l / 0.25;
         assert!(g1.eps() >= closed1 && g1.eps() - closed1 < 1e-9);
         assert_eq!(g1.tcdp().omega(), g1.omega());
+        Ok(())
+    }
+
+    #[test]
+    fn paper_values_keep_their_bits() -> Result<()> {
+        // Pinned before the calibration moved to dp-core: the experiments' CSVs depend on these.
+        let g = Guarantee::paper(0.01, 50, 1e-6)?;
+        assert_eq!(g.rho_prime().to_bits(), 0x3f95_4c98_5f06_f69a);
+        assert_eq!(g.omega().to_bits(), 0x405f_3fff_ffff_ffff);
+        assert_eq!(g.eps().to_bits(), 0x3ff1_7c9e_2c4f_04c6);
         Ok(())
     }
 

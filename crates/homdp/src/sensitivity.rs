@@ -8,6 +8,7 @@
 //! `c` components of `F` (isolated nodes included) gives the component-aware bound
 //! `|t(F,G) − t(F,G')| ≤ 2·e(F)/n² · (Δ/n)^(m−c−1)`.
 
+use dp_core::float::inflate_ops;
 use graph_core::{Graph, GraphBuilder};
 
 use crate::error::{HomdpError, Result, invalid};
@@ -32,8 +33,9 @@ pub enum SensitivityBound {
 /// Upper bound on the change of `t(F, ·)` under one edge flip among graphs on `n` nodes with
 /// maximum degree ≤ `degree_bound` (`None`: no bound, Δ = n).
 ///
-/// The result is rounded up (inflated by a few ulps) so that it stays an upper bound after
-/// floating-point evaluation. A Δ above `n` is treated as `n` (degrees never exceed `n − 1`).
+/// The result is rounded up (dp-core's [`inflate_ops`] over the formula's roundings) so that it
+/// stays an upper bound after floating-point evaluation. A Δ above `n` is treated as `n` (degrees
+/// never exceed `n − 1`).
 ///
 /// # Errors
 /// [`HomdpError::EmptyGraph`] when `n = 0`.
@@ -76,17 +78,13 @@ pub fn density_sensitivity(
     };
     let value = global * ratio.powi(exponent as i32);
     // powi and the products each round by ≤ 1/2 ulp per multiplication.
-    Ok(round_up(value, exponent + 4))
-}
-
-/// Inflates `x ≥ 0` to cover `ops` roundings of ≤ 1/2 ulp each.
-fn round_up(x: f64, ops: usize) -> f64 {
-    (x * (1.0 + ops as f64 * f64::EPSILON)).next_up()
+    Ok(inflate_ops(value, exponent + 4))
 }
 
 /// The β-smooth upper bound `S = max_k e^(−βk) · LS_k` (Nissim–Raskhodnikova–Smith 2007) from
 /// upper bounds `local[k]` on the local sensitivity of graphs at edge distance `k` from `G`,
-/// and `tail ≥ LS_k` for all `k ≥ local.len()`.
+/// and `tail ≥ LS_k` for all `k ≥ local.len()`: dp-core's
+/// [`dp_core::calibrate::smooth_sensitivity`] with homdp's error type.
 ///
 /// # Errors
 /// [`HomdpError::InvalidParam`] when β is not finite and > 0, or a local value or `tail` is
@@ -105,20 +103,14 @@ fn round_up(x: f64, ops: usize) -> f64 {
 /// # Ok::<(), homdp::HomdpError>(())
 /// ```
 pub fn smooth_sensitivity(beta: f64, local: &[f64], tail: f64) -> Result<f64> {
-    if !(beta.is_finite() && beta > 0.0) {
-        return invalid("beta", beta, "must be finite and > 0");
-    }
-    let mut best: f64 = 0.0;
-    for (k, &ls) in local.iter().enumerate() {
-        if !(ls.is_finite() && ls >= 0.0) {
-            return invalid("local", ls, "local sensitivities must be finite and >= 0");
-        }
-        best = best.max((-beta * k as f64).exp() * ls);
-    }
-    if !(tail.is_finite() && tail >= 0.0) {
-        return invalid("tail", tail, "must be finite and >= 0");
-    }
-    Ok(best.max((-beta * local.len() as f64).exp() * tail))
+    dp_core::calibrate::smooth_sensitivity(beta, local, tail).or_else(|e| match e {
+        dp_core::Error::InvalidParam {
+            name,
+            value,
+            reason,
+        } => invalid(name, value, reason),
+        other => Err(other.into()),
+    })
 }
 
 /// Checks that every graph respects the public degree bound Δ.
@@ -215,6 +207,21 @@ mod tests {
     }
 
     #[test]
+    fn sensitivities_keep_their_bits() -> Result<()> {
+        // Pinned before the rounding moved to dp-core: the experiments' CSVs depend on these.
+        let k2_k1 = Pattern::new(3, &[(0, 1)])?;
+        let s = density_sensitivity(&k2_k1, 5, Some(2), SensitivityBound::ComponentAware)?;
+        assert_eq!(s.to_bits(), 0x3fb4_7ae1_47ae_1481);
+        let p4 = Pattern::path(4)?;
+        let s = density_sensitivity(&p4, 10, Some(3), SensitivityBound::PaperTheorem45)?;
+        assert_eq!(s.to_bits(), 0x3f76_1e4f_765f_d8b6);
+        // A zero bound (Δ = 0) is inflated to the smallest positive double, as before.
+        let s = density_sensitivity(&p4, 10, Some(0), SensitivityBound::ComponentAware)?;
+        assert_eq!(s, f64::from_bits(1));
+        Ok(())
+    }
+
+    #[test]
     fn degree_bound_checks_and_clipping() -> Result<()> {
         let g = Graph::from_edges(4, &[(0, 1), (0, 2), (0, 3), (1, 2)])?;
         assert!(check_degree_bound(std::slice::from_ref(&g), 3).is_ok());
@@ -230,9 +237,16 @@ mod tests {
         assert!(c.max_degree() <= 2);
         assert_eq!(c.edges().collect::<Vec<_>>(), vec![(0, 1), (0, 2), (1, 2)]);
         assert_eq!(clip_to_degree_bound(&g, 3)?, g);
-        assert!(smooth_sensitivity(0.0, &[1.0], 1.0).is_err());
-        assert!(smooth_sensitivity(0.1, &[f64::NAN], 1.0).is_err());
-        assert!(smooth_sensitivity(0.1, &[1.0], -1.0).is_err());
+        for (r, name) in [
+            (smooth_sensitivity(0.0, &[1.0], 1.0), "beta"),
+            (smooth_sensitivity(0.1, &[f64::NAN], 1.0), "local"),
+            (smooth_sensitivity(0.1, &[1.0], -1.0), "tail"),
+        ] {
+            assert!(
+                matches!(r, Err(HomdpError::InvalidParam { name: n, .. }) if n == name),
+                "{name}"
+            );
+        }
         Ok(())
     }
 }

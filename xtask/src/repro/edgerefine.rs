@@ -15,10 +15,11 @@ use edgerefine::TieBreak;
 use edgerefine::attack::{AttackParams, grand_attack, release_rae};
 use edgerefine::baselines::{BlinkParams, BlinkVariant};
 use edgerefine::eval::{
-    Method, Released, TrainPlan, blink_posterior, release, release_graph_set, release_many,
-    structure, train_graph_release, train_on_release,
+    GraphModel, Method, NodeModel, Released, TrainPlan, blink_posterior, release,
+    release_graph_set, release_many, structure, train_graph_release, train_on_release,
 };
 use edgerefine::metrics::stability;
+use edgerefine::paper::{DENSE_EDGES, DatasetPlan, Plan, VERY_DENSE_EDGES};
 use gnn::Monitor;
 use graph_core::registry::{Dataset, data_dir};
 use graph_core::{GraphDataset, NodeDataset, Registry};
@@ -29,174 +30,27 @@ use super::{Ctx, Effort};
 use crate::output::{Table, write};
 use crate::plot::{Scale, Series, line_plot};
 
-/// Releases with more edges than this (dense randomized-response-style graphs) are trained
-/// with the dense epoch cap.
-const DENSE_EDGES: usize = 300_000;
-/// Releases with more edges than this are trained with the very-dense epoch cap.
-const VERY_DENSE_EDGES: usize = 500_000;
-
-/// One node dataset of the plan: its ε grid and epoch budget.
-struct DsPlan {
-    name: &'static str,
-    eps: Vec<f64>,
-    max_epochs: usize,
-    patience: usize,
-}
-
-struct Plan {
-    datasets: Vec<DsPlan>,
-    models: Vec<&'static str>,
-    methods: Vec<Method>,
-    /// Methods whose releases are dense at every ε (SymRR, RR, Blink-soft).
-    dense_methods: Vec<Method>,
-    /// The ε at which the dense methods run.
-    dense_eps: Vec<f64>,
-    seeds: Vec<u64>,
-    /// Epoch cap (and patience) for releases with more than [`DENSE_EDGES`] edges.
-    dense_epochs: usize,
-    /// Epoch cap (and patience) for releases with more than [`VERY_DENSE_EDGES`] edges.
-    very_dense_epochs: usize,
-    mutag_methods: Vec<Method>,
-    mutag_eps: Vec<f64>,
-    blink: BlinkProtocol,
-}
-
-/// Blink's own protocol (Zhu et al., CCS 2023, artifact `zhxchd/Blink_GNN`): 50/25/25 split,
-/// 2-layer GCN with 16 hidden units, 300 epochs, the test accuracy of the epoch with the lowest
-/// validation loss, hyper-parameters chosen by validation loss over a grid.
-struct BlinkProtocol {
-    eps: Vec<f64>,
-    variants: Vec<BlinkVariant>,
-    deltas: Vec<f64>,
-    lrs: Vec<f64>,
-    wds: Vec<f64>,
-    dropouts: Vec<f64>,
-    epochs: usize,
-}
-
-fn edgerefine_methods() -> Vec<Method> {
-    vec![
-        Method::EdgeRefine {
-            k: 0.01,
-            tie_break: TieBreak::Reference,
-        },
-        Method::EdgeRefine {
-            k: 0.01,
-            tie_break: TieBreak::Default,
-        },
-        Method::EdgeRefine {
-            k: 1.0,
-            tie_break: TieBreak::Default,
-        },
-        Method::Blink(BlinkVariant::Hard),
-        Method::Blink(BlinkVariant::Hybrid),
-        Method::Dprr,
-        Method::LdpGen,
-    ]
-}
-
-fn plan(effort: Effort) -> Plan {
-    let er1 = Method::EdgeRefine {
-        k: 1.0,
-        tie_break: TieBreak::Default,
-    };
-    match effort {
-        Effort::Quick => Plan {
-            datasets: vec![DsPlan {
-                name: "cora",
-                eps: vec![1.0, 2.0, 3.0],
-                max_epochs: 200,
-                patience: 50,
-            }],
-            models: vec!["edgerefine-gcn"],
-            methods: edgerefine_methods(),
-            dense_methods: vec![],
-            dense_eps: vec![],
-            seeds: vec![0, 1],
-            dense_epochs: 20,
-            very_dense_epochs: 5,
-            mutag_methods: vec![Method::Origin, Method::NoGraph, er1, Method::SymRr],
-            mutag_eps: vec![1.0, 3.0],
-            blink: BlinkProtocol {
-                eps: vec![1.0, 2.0, 3.0],
-                variants: vec![BlinkVariant::Hard],
-                deltas: vec![0.1, 0.4, 0.7],
-                lrs: vec![0.01],
-                wds: vec![1e-3],
-                dropouts: vec![0.1],
-                epochs: 300,
-            },
-        },
-        Effort::Full => Plan {
-            datasets: ["cora", "dblp", "acm", "amap"]
-                .into_iter()
-                .map(|name| DsPlan {
-                    name,
-                    eps: vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5],
-                    max_epochs: 300,
-                    patience: 50,
-                })
-                .collect(),
-            models: vec!["edgerefine-gcn", "edgerefine-gat", "edgerefine-gin"],
-            methods: edgerefine_methods(),
-            dense_methods: vec![Method::SymRr, Method::Rr, Method::Blink(BlinkVariant::Soft)],
-            dense_eps: vec![3.5],
-            seeds: vec![0, 1, 2, 3, 4],
-            dense_epochs: 20,
-            very_dense_epochs: 3,
-            mutag_methods: vec![
-                Method::Origin,
-                Method::NoGraph,
-                er1,
-                Method::EdgeRefine {
-                    k: 1.0,
-                    tie_break: TieBreak::Reference,
-                },
-                Method::SymRr,
-                Method::Blink(BlinkVariant::Hard),
-                Method::LdpGen,
-                Method::Dprr,
-            ],
-            mutag_eps: vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5],
-            blink: BlinkProtocol {
-                eps: vec![1.0, 2.0, 3.0],
-                variants: vec![BlinkVariant::Hard, BlinkVariant::Hybrid],
-                deltas: vec![0.1, 0.4, 0.7],
-                lrs: vec![0.1, 0.01],
-                wds: vec![1e-3, 1e-4, 0.0],
-                dropouts: vec![0.0, 0.1],
-                epochs: 300,
-            },
-        },
-    }
-}
+type DsPlan = DatasetPlan;
 
 fn mean_std(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (m, var.sqrt())
+    graph_core::mean_std(v).unwrap_or((f64::NAN, f64::NAN))
 }
 
 fn num(x: f64) -> serde_json::Value {
     if x.is_finite() { json!(x) } else { json!(null) }
 }
 
-/// Which parts run: `EDGEREFINE_ONLY=blink,mutag,rae,cora,…` (comma-separated; unset: all).
-/// With `EDGEREFINE_RESUME` set, a part whose output (a table, or a dataset's cache file under
-/// `<out>/edgerefine/cache/` written by an identical plan) already exists is not recomputed:
-/// the long `--full` grid can run as several processes and be assembled by a last run. The node
-/// grid is cached per (dataset, ε or the ε-free rows, seed) chunk under
-/// `<out>/edgerefine/cache/<dataset>/`, so an interrupted run loses at most one chunk. With
-/// `EDGEREFINE_BUDGET_MIN=m`, no new chunk starts after `m` minutes: the tables are written with
-/// what has run and a note naming the chunks left for a later `EDGEREFINE_RESUME=1` run.
+/// The parts `--parts` can select.
+const PARTS: [&str; 7] = ["blink", "mutag", "rae", "cora", "acm", "dblp", "amap"];
+
+/// Which parts run: `--parts blink,mutag,rae,cora,…` (empty: all). With `--resume`, a part
+/// whose output (a table, or a dataset's cache file under `<out>/edgerefine/cache/` written by
+/// an identical plan) already exists is not recomputed: the long `--full` grid can run as
+/// several processes and be assembled by a last run. The node grid is cached per (dataset, ε or
+/// the ε-free rows, seed) chunk under `<out>/edgerefine/cache/<dataset>/`, so an interrupted
+/// run loses at most one chunk. With `--budget-min m`, no new chunk starts after `m` minutes:
+/// the tables are written with what has run and a note naming the chunks left for a later
+/// `--resume` run.
 struct Parts {
     only: Option<Vec<String>>,
     resume: bool,
@@ -205,29 +59,36 @@ struct Parts {
 }
 
 impl Parts {
-    fn from_env() -> Result<Self> {
+    /// The selection of `--parts`, `--resume` and `--budget-min`; unknown parts and budgets
+    /// that are not a number of minutes ≥ 0 are errors naming them.
+    fn new(select: &super::Select) -> Result<Self> {
+        let mut only = Vec::new();
+        for x in &select.parts {
+            let x = x.trim().to_ascii_lowercase();
+            if !PARTS.contains(&x.as_str()) {
+                bail!(
+                    "--parts: unknown edgerefine part `{x}` (known: {})",
+                    PARTS.join(", ")
+                );
+            }
+            only.push(x);
+        }
+        let budget = match select.budget_min {
+            None => None,
+            Some(m) if m.is_finite() && m >= 0.0 => {
+                Some(std::time::Duration::from_secs_f64(m * 60.0))
+            }
+            Some(m) => bail!("--budget-min must be a number of minutes ≥ 0, got {m}"),
+        };
         Ok(Self {
-            only: std::env::var("EDGEREFINE_ONLY").ok().map(|v| {
-                v.split(',')
-                    .map(|x| x.trim().to_ascii_lowercase())
-                    .filter(|x| !x.is_empty())
-                    .collect()
-            }),
-            resume: std::env::var_os("EDGEREFINE_RESUME").is_some(),
-            budget: match std::env::var("EDGEREFINE_BUDGET_MIN") {
-                Err(_) => None,
-                Ok(v) => match v.trim().parse::<f64>() {
-                    Ok(m) if m.is_finite() && m >= 0.0 => {
-                        Some(std::time::Duration::from_secs_f64(m * 60.0))
-                    }
-                    _ => bail!("EDGEREFINE_BUDGET_MIN must be a number of minutes ≥ 0, got {v:?}"),
-                },
-            },
+            only: (!only.is_empty()).then_some(only),
+            resume: select.resume,
+            budget,
             start: Instant::now(),
         })
     }
 
-    /// Whether the time budget (`EDGEREFINE_BUDGET_MIN`) is spent.
+    /// Whether the time budget (`--budget-min`) is spent.
     fn over_budget(&self) -> bool {
         self.budget.is_some_and(|b| self.start.elapsed() >= b)
     }
@@ -247,8 +108,11 @@ impl Parts {
 pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let start = Instant::now();
     let dir = ctx.out.join("edgerefine");
-    let p = plan(ctx.effort);
-    let parts = Parts::from_env()?;
+    let p = match ctx.effort {
+        Effort::Quick => Plan::quick(),
+        Effort::Full => Plan::full(),
+    };
+    let parts = Parts::new(&ctx.select)?;
     // The small acceptance tables first, the long node-classification grid last (it writes its
     // tables after every dataset).
     if parts.table("blink", &dir, "blink_cora") {
@@ -492,7 +356,11 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
                     "{name} eps {eps:?} seed {seed} epochs {} patience {} models {:?} methods {:?} dense {} {} {DENSE_EDGES} {VERY_DENSE_EDGES}",
                     dp.max_epochs,
                     dp.patience,
-                    p.models,
+                    // The models' former preset names: committed caches stay valid.
+                    p.models
+                        .iter()
+                        .map(|m| format!("edgerefine-{}", m.name()))
+                        .collect::<Vec<_>>(),
                     ms.iter().map(|x| x.1.label()).collect::<Vec<_>>(),
                     p.dense_epochs,
                     p.very_dense_epochs
@@ -543,14 +411,14 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
         }
         if cached > 0 {
             acc.notes.push(format!(
-                "{name}: {cached} of {} (ε, seed) chunks taken from cache/{name}/ (computed by an earlier run of the same plan; EDGEREFINE_RESUME).",
+                "{name}: {cached} of {} (ε, seed) chunks taken from cache/{name}/ (computed by an earlier run of the same plan; --resume).",
                 chunks.len() * p.seeds.len()
             ));
         }
         acc.notes.push(at_cap_note(name, dp, &p.models, &at_cap));
         if !skipped.is_empty() {
             acc.notes.push(format!(
-                "{name}: not run yet (EDGEREFINE_BUDGET_MIN reached; rerun with EDGEREFINE_RESUME=1 to continue): {}. Cells with fewer runs than seeds lack these.",
+                "{name}: not run yet (--budget-min reached; rerun with --resume to continue): {}. Cells with fewer runs than seeds lack these.",
                 skipped.join(", ")
             ));
         }
@@ -589,7 +457,7 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
                     let (mean, std) = mean_std(&t.runs);
                     acc.push(vec![
                         json!(name),
-                        json!(short(model)),
+                        json!(model.name()),
                         json!(m.label()),
                         ei.map_or(json!("-"), |e| json!(eps_all[e])),
                         num(mean),
@@ -616,7 +484,7 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
                     let st = stability(&means, origin)?;
                     pubi.push(vec![
                         json!(name),
-                        json!(short(model)),
+                        json!(model.name()),
                         json!(m.label()),
                         json!(pts.iter().map(|x| x.0).collect::<Vec<_>>()),
                         json!(st.variance),
@@ -633,9 +501,9 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
             }
             write(
                 dir,
-                &format!("accuracy_{name}_{}.svg", short(model)),
+                &format!("accuracy_{name}_{}.svg", model.name()),
                 line_plot(
-                    &format!("{name}, {}: accuracy against ε", short(model)),
+                    &format!("{name}, {}: accuracy against ε", model.name()),
                     "ε",
                     "test accuracy",
                     Scale::Linear,
@@ -673,11 +541,11 @@ fn read_chunk(path: &Path) -> Option<Chunk> {
 /// The note on how many runs of each model reached the dataset's epoch cap without an early stop
 /// (their validation accuracy still improved within the last `patience` epochs, so a longer
 /// protocol would have trained them further).
-fn at_cap_note(name: &str, dp: &DsPlan, models: &[&str], at_cap: &[(usize, usize)]) -> String {
+fn at_cap_note(name: &str, dp: &DsPlan, models: &[NodeModel], at_cap: &[(usize, usize)]) -> String {
     let counts: Vec<String> = models
         .iter()
         .zip(at_cap)
-        .map(|(m, (hit, n))| format!("{} {hit}/{n}", short(m)))
+        .map(|(m, (hit, n))| format!("{} {hit}/{n}", m.name()))
         .collect();
     format!(
         "{name}: runs that reached the {}-epoch cap without an early stop (validation accuracy still improving within the last {} epochs; the paper's ≤ 700 / 100 would train them longer): {}.",
@@ -744,24 +612,17 @@ fn train_models(
     cell: Cell,
     trains: &mut BTreeMap<(usize, Cell), TrainAcc>,
 ) -> Result<()> {
-    let e = r.graph.num_edges();
-    let dense = e > DENSE_EDGES;
-    let (cap, patience) = if e > VERY_DENSE_EDGES {
-        (p.very_dense_epochs, p.very_dense_epochs)
-    } else if dense {
-        (p.dense_epochs, p.dense_epochs)
-    } else {
-        (dp.max_epochs, dp.patience)
-    };
+    let (cap, patience, dense) = p.epochs_for(dp, r.graph.num_edges());
     for (model_i, model) in p.models.iter().enumerate() {
-        let plan = TrainPlan::edgerefine(model, seed).with_epochs(cap, Some(patience));
+        let plan = TrainPlan::edgerefine(*model, seed).with_epochs(cap, Some(patience));
         let t = Instant::now();
         let score = train_on_release(ds, &r.graph, r.weights.as_deref(), &plan)
-            .with_context(|| format!("training {model} on {}", ds.name()))?;
+            .with_context(|| format!("training {} on {}", model.name(), ds.name()))?;
         if dense {
             eprintln!(
-                "  dense release ({} edges): {model} {:.1} s",
+                "  dense release ({} edges): {} {:.1} s",
                 r.graph.num_edges(),
+                model.name(),
                 t.elapsed().as_secs_f64()
             );
         }
@@ -861,7 +722,7 @@ fn mutag_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> {
     let Dataset::Graphs(ds) = spec.load(&data)? else {
         anyhow::bail!("MUTAG is not a graph dataset");
     };
-    let model = "edgerefine-graph-gin";
+    let model = GraphModel::Gin;
     let t0 = Instant::now();
     let mut series = Vec::new();
     for &m in &p.mutag_methods {
@@ -992,7 +853,7 @@ fn blink_protocol_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> {
         weight_decay: hp.wd,
         monitor: Monitor::ValLoss,
         dropout: Some(hp.dropout),
-        ..TrainPlan::edgerefine("edgerefine-gcn", seed).with_epochs(b.epochs, None)
+        ..TrainPlan::edgerefine(NodeModel::Gcn, seed).with_epochs(b.epochs, None)
     };
     let grid = |deltas: &[f64]| -> Vec<Hp> {
         let mut v = Vec::new();
@@ -1150,10 +1011,6 @@ fn blink_published(v: BlinkVariant, eps: f64) -> f64 {
     }
 }
 
-fn short(model: &str) -> &str {
-    model.trim_start_matches("edgerefine-")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1169,7 +1026,7 @@ mod tests {
         let note = at_cap_note(
             "amap",
             &dp,
-            &["edgerefine-gcn", "edgerefine-gat"],
+            &[NodeModel::Gcn, NodeModel::Gat],
             &[(155, 270), (0, 270)],
         );
         assert!(

@@ -1,4 +1,4 @@
-//! `cargo xtask repro gnn`: the gnn crate's acceptance tables (EdgeRefine's protocol on Cora
+//! `cargo xtask repro gnn`: the GNN models on clean data (EdgeRefine's protocol on Cora
 //! for GCN/GAT/GIN/MLP, GIN on MUTAG), over seeds 0–4.
 
 use anyhow::Result;
@@ -23,7 +23,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     t.meta = ctx.meta();
     let seeds: Vec<u64> = match ctx.effort {
         Effort::Quick => vec![0, 1],
-        Effort::Full => gnn::repro::SEEDS.to_vec(),
+        Effort::Full => edgerefine::paper::gnn_table::SEEDS.to_vec(),
     };
     t.meta.insert("seeds".into(), json!(seeds));
     t.meta.insert(
@@ -32,13 +32,17 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     );
     let mut rows = Vec::new();
     if reg.get("cora")?.is_installed(&data) {
-        rows.extend(gnn::repro::cora_table(&data, &seeds, true)?);
+        rows.extend(edgerefine::paper::gnn_table::cora_table(
+            &data, &seeds, true,
+        )?);
     } else {
         t.notes
             .push("cora is not installed: its rows were not run".into());
     }
     if reg.get("MUTAG")?.is_installed(&data) {
-        rows.extend(gnn::repro::mutag_table(&data, &seeds, true)?);
+        rows.extend(edgerefine::paper::gnn_table::mutag_table(
+            &data, &seeds, true,
+        )?);
     } else {
         t.notes
             .push("MUTAG is not installed: its row was not run".into());

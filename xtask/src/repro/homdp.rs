@@ -3,13 +3,16 @@
 //! densities over ρ), Q2 (HIV: pattern treewidth 1/2/3) and the privacy–utility curve over ρ,
 //! each under both sensitivity bounds (the corrected component-aware bound and the paper's
 //! Theorem 4.5 formula); the molecule classification sets (and Q2) also with noisy test rows
-//! beside the paper's clean ones. `HOMDP_ONLY` selects datasets, `HOMDP_TABLES` tables. The
+//! beside the paper's clean ones. `--only` selects datasets, `--tables` tables. The
 //! science lives in the `homdp` crate; this file only wires datasets, seeds and tables.
 
 use std::path::Path;
 use std::time::Instant;
 
-use ::homdp::downstream::{Downstream, Labels, Scores};
+use ::homdp::downstream::Labels;
+use ::homdp::paper::{
+    BASELINE_EPS, BOUNDS, DELTA, DatasetSetting, Metric, Prepared, q1_sbm, settings,
+};
 use ::homdp::{
     BaselineFeatures, EdgePerturbation, EvalData, GinBaselineConfig, Outcome, Pattern,
     PatternSampler, Protocol, SensitivityBound, Split, clean_features, evaluate, gin_baseline,
@@ -23,148 +26,13 @@ use rand_chacha::{ChaCha8Rng, ChaCha20Rng};
 use serde_json::{Value, json};
 
 use super::{Ctx, Effort};
+use crate::cli::HomdpTable;
 use crate::output::{Table, write};
 use crate::plot::{Scale, Series, line_plot};
 
 /// RR / DPRR cells of the datasets without GNN baselines in the paper.
 const NOT_RUN: &str = "not run (the paper reports none)";
-/// ε of the RR / DPRR baselines (the paper: ε = 1).
-const BASELINE_EPS: f64 = 1.0;
-const DELTA: f64 = 1e-6;
-const BOUNDS: [(SensitivityBound, &str); 2] = [
-    (SensitivityBound::ComponentAware, "components"),
-    (SensitivityBound::PaperTheorem45, "paper"),
-];
-
-/// The paper's evaluation setting of one dataset (HOMDP.md, "Evaluation as in the paper").
-struct Setting {
-    name: &'static str,
-    degree_bound: Option<usize>,
-    model: Downstream,
-    append_num_nodes: bool,
-    metric: Metric,
-    /// Paper: private value, private top-1 attack, non-private value, non-private top-1.
-    paper: [f64; 4],
-    /// Paper: GIN on RR and on DPRR graphs (NaN: not reported).
-    paper_baselines: [f64; 2],
-    /// Also report the private rows with noisy test rows (the molecule classification sets).
-    noisy_test_rows: bool,
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Metric {
-    Auc,
-    Rmse,
-    Accuracy,
-}
-
-impl Metric {
-    fn name(self) -> &'static str {
-        match self {
-            Self::Auc => "ROC-AUC",
-            Self::Rmse => "RMSE",
-            Self::Accuracy => "accuracy",
-        }
-    }
-    fn of(self, o: &Outcome) -> f64 {
-        self.of_scores(&o.scores)
-    }
-    fn of_scores(self, s: &Scores) -> f64 {
-        match self {
-            Self::Auc => s.roc_auc,
-            Self::Rmse => s.rmse,
-            Self::Accuracy => s.accuracy,
-        }
-        .unwrap_or(f64::NAN)
-    }
-}
-
-/// SBM degree bound: the paper's 132.47, rounded up (a larger Δ gives a larger, still valid
-/// sensitivity bound; the API takes an integer Δ).
-const SBM_DELTA: usize = 133;
-
-fn settings() -> Vec<Setting> {
-    vec![
-        Setting {
-            name: "HIV",
-            degree_bound: Some(10),
-            model: Downstream::Knn { k: 1000 },
-            append_num_nodes: false,
-            metric: Metric::Auc,
-            paper: [0.692, 3.2e-4, 0.745, 0.560],
-            paper_baselines: [0.488, 0.595],
-            noisy_test_rows: true,
-        },
-        Setting {
-            name: "BACE",
-            degree_bound: Some(6),
-            model: Downstream::Knn { k: 120 },
-            append_num_nodes: false,
-            metric: Metric::Auc,
-            paper: [0.652, 4.2e-3, 0.752, 0.629],
-            paper_baselines: [0.457, 0.648],
-            noisy_test_rows: true,
-        },
-        Setting {
-            name: "BBBP",
-            degree_bound: Some(6),
-            model: Downstream::RandomForest {
-                trees: 200,
-                min_split: 10,
-            },
-            append_num_nodes: false,
-            metric: Metric::Auc,
-            paper: [0.602, 4.0e-3, 0.644, 0.760],
-            paper_baselines: [0.440, 0.539],
-            noisy_test_rows: true,
-        },
-        Setting {
-            name: "Lipophilicity",
-            degree_bound: Some(6),
-            model: Downstream::LinearSvr {
-                c: 1.0,
-                epsilon: 0.2,
-            },
-            append_num_nodes: false,
-            metric: Metric::Rmse,
-            paper: [1.086, 2.2e-3, 1.055, 0.559],
-            paper_baselines: [1.568, 1.499],
-            noisy_test_rows: false,
-        },
-        Setting {
-            name: "REDDIT-BINARY",
-            degree_bound: None,
-            model: Downstream::PcaKnn {
-                components: 5,
-                k: 300,
-            },
-            append_num_nodes: true,
-            metric: Metric::Auc,
-            paper: [0.775, 0.046, 0.844, 0.999],
-            paper_baselines: [f64::NAN, f64::NAN],
-            noisy_test_rows: false,
-        },
-        Setting {
-            name: "SBM",
-            degree_bound: Some(SBM_DELTA),
-            model: Downstream::Knn { k: 5 },
-            append_num_nodes: false,
-            metric: Metric::Accuracy,
-            paper: [0.86, f64::NAN, 1.0, f64::NAN],
-            paper_baselines: [f64::NAN, f64::NAN],
-            noisy_test_rows: false,
-        },
-    ]
-}
-
-/// A dataset ready for evaluation (possibly subsampled in `--quick`).
-struct Prepared {
-    graphs: Vec<Graph>,
-    labels: Labels,
-    split: Split,
-    /// Training rows of the full split (to rescale k in a subsample).
-    full_train: usize,
-}
+type Setting = DatasetSetting;
 
 /// Effort-dependent sizes.
 struct Sizes {
@@ -236,25 +104,10 @@ fn sizes(effort: Effort) -> Sizes {
     }
 }
 
-/// The SBM collection of Q1: 4 classes × `per_class` graphs on 200 nodes, two balanced blocks,
-/// `p_in = 0.5 + d`, `p_out = 0.5 − d` for `d ∈ {0.08, 0.16, 0.24, 0.32}`.
-fn sbm_dataset(per_class: usize, seed: u64) -> Result<(Vec<Graph>, Labels)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x53_42_4d);
-    let mut graphs = Vec::new();
-    let mut y = Vec::new();
-    for (c, d) in [0.08, 0.16, 0.24, 0.32].into_iter().enumerate() {
-        for _ in 0..per_class {
-            graphs.push(graph_core::generate::sbm(&[100, 100], 0.5 + d, 0.5 - d, &mut rng)?.0);
-            y.push(c);
-        }
-    }
-    Ok((graphs, Labels::Class(y)))
-}
-
 /// Loads (or generates) a dataset; `None` when it is not installed.
 fn prepare(name: &str, sz: &Sizes, seed: u64) -> Result<Option<Prepared>> {
     let (graphs, labels, split) = if name == "SBM" {
-        let (g, l) = sbm_dataset(sz.sbm_per_class, seed)?;
+        let (g, l) = q1_sbm(sz.sbm_per_class, seed)?;
         let s = Split::holdout(g.len(), 0.2, seed)?;
         (g, l, s)
     } else {
@@ -268,72 +121,20 @@ fn prepare(name: &str, sz: &Sizes, seed: u64) -> Result<Option<Prepared>> {
         let s = Split::of_dataset(&ds, seed)?;
         (ds.graphs().to_vec(), Labels::from_targets(ds.targets()), s)
     };
-    let full_train = split.train.len();
-    if split.train.len() <= sz.max_train && split.test.len() <= sz.max_test {
-        return Ok(Some(Prepared {
-            graphs,
-            labels,
-            split,
-            full_train,
-        }));
-    }
-    // Seeded subsample of each side of the split.
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5355_4253);
-    let mut pick = |v: &[usize], m: usize| {
-        let mut v = v.to_vec();
-        v.shuffle(&mut rng);
-        v.truncate(m);
-        v.sort_unstable();
-        v
-    };
-    let (tr, te) = (
-        pick(&split.train, sz.max_train),
-        pick(&split.test, sz.max_test),
-    );
-    let idx: Vec<usize> = tr.iter().chain(&te).copied().collect();
-    Ok(Some(Prepared {
-        graphs: idx.iter().map(|&i| graphs[i].clone()).collect(),
-        labels: labels.select(&idx),
-        split: Split {
-            train: (0..tr.len()).collect(),
-            test: (tr.len()..idx.len()).collect(),
-        },
-        full_train,
-    }))
+    Ok(Some(Prepared::subsample(
+        graphs,
+        labels,
+        split,
+        sz.max_train,
+        sz.max_test,
+        seed,
+    )))
 }
 
-/// The model with k rescaled to the subsample's training size (k-NN keeps the same share of
-/// neighbours when the training set is subsampled).
-fn scaled_model(model: Downstream, p: &Prepared) -> Downstream {
-    let scale = |k: usize| {
-        if p.split.train.len() < p.full_train {
-            ((k as f64 * p.split.train.len() as f64 / p.full_train as f64).round() as usize).max(1)
-        } else {
-            k
-        }
-    };
-    match model {
-        Downstream::Knn { k } => Downstream::Knn { k: scale(k) },
-        Downstream::PcaKnn { components, k } => Downstream::PcaKnn {
-            components,
-            k: scale(k),
-        },
-        m => m,
-    }
-}
-
-/// Mean and sample standard deviation (0 for one value), ignoring NaN.
+/// Mean and sample standard deviation (0 for one value), ignoring NaN (missing runs).
 fn mean_std(v: &[f64]) -> (f64, f64) {
     let v: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = v.iter().sum::<f64>() / v.len() as f64;
-    if v.len() < 2 {
-        return (m, 0.0);
-    }
-    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64;
-    (m, var.sqrt())
+    graph_core::mean_std(&v).unwrap_or((f64::NAN, f64::NAN))
 }
 
 fn num(x: f64) -> Value {
@@ -424,7 +225,7 @@ fn sweep_points(
     attack: bool,
 ) -> Result<Vec<Agg>> {
     let mut aggs: Vec<Agg> = grid.iter().map(|_| Agg::default()).collect();
-    let model = scaled_model(setting.model, p);
+    let model = p.scaled(setting.model);
     for rep in 0..reps {
         let seed = rep_seed(ctx, tag, rep);
         let pats = patterns(&mut ChaCha8Rng::seed_from_u64(seed))?;
@@ -612,20 +413,30 @@ fn forests(d: usize) -> impl Fn(&mut ChaCha8Rng) -> Result<Vec<Pattern>> {
     move |rng| Ok(PatternSampler::forests().sample_many(d, rng))
 }
 
-/// Which datasets run: `HOMDP_ONLY=BBBP,BACE` (comma-separated dataset names, case-insensitive;
-/// unset: all). A dataset keeps its tag (and so its seeds) whether or not others run; Q1 runs
-/// only with SBM, Q2 only with HIV; the main table and the curve rerun the selected datasets and
-/// keep the other datasets' rows from the earlier table in the output directory ([`Kept`]).
+/// Which datasets run: `--only BBBP,BACE` (dataset names, case-insensitive; empty: all). A
+/// dataset keeps its tag (and so its seeds) whether or not others run; Q1 runs only with SBM,
+/// Q2 only with HIV; the main table and the curve rerun the selected datasets and keep the
+/// other datasets' rows from the earlier table in the output directory ([`Kept`]).
 struct Only(Option<Vec<String>>);
 
 impl Only {
-    fn from_env() -> Self {
-        Self(std::env::var("HOMDP_ONLY").ok().map(|v| {
-            v.split(',')
-                .map(|x| x.trim().to_ascii_lowercase())
-                .filter(|x| !x.is_empty())
-                .collect()
-        }))
+    /// The selection of `--only`; an unknown dataset name is an error naming it.
+    fn new(names: &[String], known: &[&str]) -> Result<Self> {
+        if names.is_empty() {
+            return Ok(Self(None));
+        }
+        let mut v = Vec::new();
+        for n in names {
+            let n = n.trim().to_ascii_lowercase();
+            if !known.iter().any(|k| k.to_ascii_lowercase() == n) {
+                bail!(
+                    "--only: unknown homdp dataset `{n}` (known: {})",
+                    known.join(", ")
+                );
+            }
+            v.push(n);
+        }
+        Ok(Self(Some(v)))
     }
 
     fn wants(&self, name: &str) -> bool {
@@ -648,8 +459,9 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let dir = ctx.out.join("homdp");
     let sz = sizes(ctx.effort);
     let settings = settings();
-    let only = Only::from_env();
-    let tables = Tables::from_env()?;
+    let names: Vec<&str> = settings.iter().map(|s| s.name).collect();
+    let only = Only::new(&ctx.select.only, &names)?;
+    let tables = Tables::new(&ctx.select.tables);
     let d = 50;
 
     // 1. The paper's table.
@@ -685,7 +497,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
         "patterns".into(),
         json!(format!("{d} forests (paper law); SBM: C3, C4")),
     );
-    // Rows of the earlier table for the datasets HOMDP_ONLY leaves out.
+    // Rows of the earlier table for the datasets --only leaves out.
     let kept = if tables.main && only.0.is_some() {
         Kept::load(
             ctx,
@@ -813,7 +625,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
             let private = pt.rho.is_some();
             t.push(vec![
                 json!(s.name),
-                json!(scaled_model(s.model, &p).name()),
+                json!(p.scaled(s.model).name()),
                 json!(s.metric.name()),
                 json!(if private { bound_name(pt.bound) } else { "-" }),
                 json!(if pt.noisy_test { "noisy" } else { "clean" }),
@@ -1068,7 +880,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
             match sz.q2_graphs {
                 Some(_) => format!(
                     "{} (the main table's k = 1000 scaled by the training share)",
-                    scaled_model(s.model, &p).name()
+                    p.scaled(s.model).name()
                 ),
                 None => format!("{}, as the main table's HIV rows", s.model.name()),
             },
@@ -1134,7 +946,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
 }
 
 /// The privacy–utility curve (`curve.{csv,json,md,svg}`): every selected dataset over ρ, both
-/// bounds; with `HOMDP_ONLY`, the other datasets' rows are kept from the earlier table.
+/// bounds; with `--only`, the other datasets' rows are kept from the earlier table.
 fn curve(
     ctx: &Ctx,
     dir: &Path,
@@ -1219,7 +1031,7 @@ fn curve(
         .push("eps at delta = 1e-6 with beta = rho/5 and d = 50 (SBM: d = 2).".into());
     if let Some(o) = &only.0 {
         c.notes.push(format!(
-            "HOMDP_ONLY={}: only these datasets were run (each with its usual seeds).{}",
+            "--only {}: only these datasets were run (each with its usual seeds).{}",
             o.join(","),
             kept.note()
         ));
@@ -1277,7 +1089,7 @@ fn write_main(
     t.notes.push("BBBP: homdp's random forest as scikit-learn's RandomForestClassifier(n_estimators=200, min_samples_split=10): Gini CART trees grown to purity on bootstrap samples, floor(sqrt(d)) = 7 features drawn per split, leaf class shares averaged over the trees; Lipophilicity: linear epsilon-SVR (dual coordinate descent).".into());
     if let Some(o) = &only.0 {
         t.notes.push(format!(
-            "HOMDP_ONLY={}: only these datasets were run (each with its usual seeds).{}",
+            "--only {}: only these datasets were run (each with its usual seeds).{}",
             o.join(","),
             kept.note()
         ));
@@ -1329,7 +1141,7 @@ fn write_main(
     Ok(())
 }
 
-/// Rows of an earlier table in the output directory for the datasets that `HOMDP_ONLY` leaves
+/// Rows of an earlier table in the output directory for the datasets that `--only` leaves
 /// out, so that a partial rerun keeps them (with the notes that name them).
 #[derive(Default)]
 struct Kept {
@@ -1441,9 +1253,8 @@ impl Kept {
     }
 }
 
-/// Which tables run: `HOMDP_TABLES=main,q2` (comma-separated among `main`, `q1`, `q2`,
-/// `curve`; unset: all). A table that does not run is not rewritten; the directory's
-/// `README.md` is rebuilt from the Markdown of every table present.
+/// Which tables run: `--tables main,q2` (empty: all). A table that does not run is not
+/// rewritten; the directory's `README.md` is rebuilt from the Markdown of every table present.
 struct Tables {
     main: bool,
     q1: bool,
@@ -1452,41 +1263,17 @@ struct Tables {
 }
 
 impl Tables {
-    fn from_env() -> Result<Self> {
-        Self::parse(std::env::var("HOMDP_TABLES").ok().as_deref())
-    }
-
-    /// Parses a `HOMDP_TABLES` value (`None`: all tables).
-    fn parse(v: Option<&str>) -> Result<Self> {
-        let Some(v) = v else {
-            return Ok(Self {
-                main: true,
-                q1: true,
-                q2: true,
-                curve: true,
-            });
-        };
-        let mut t = Self {
-            main: false,
-            q1: false,
-            q2: false,
-            curve: false,
-        };
-        for x in v.split(',').map(|x| x.trim().to_ascii_lowercase()) {
-            match x.as_str() {
-                "main" => t.main = true,
-                "q1" => t.q1 = true,
-                "q2" => t.q2 = true,
-                "curve" => t.curve = true,
-                "" => {}
-                other => bail!("HOMDP_TABLES: unknown table {other:?} (main, q1, q2, curve)"),
-            }
+    fn new(v: &[HomdpTable]) -> Self {
+        let all = v.is_empty();
+        Self {
+            main: all || v.contains(&HomdpTable::Main),
+            q1: all || v.contains(&HomdpTable::Q1),
+            q2: all || v.contains(&HomdpTable::Q2),
+            curve: all || v.contains(&HomdpTable::Curve),
         }
-        Ok(t)
     }
 }
 
-/// Whether pattern `f` contains a triangle.
 fn has_triangle(f: &Pattern) -> bool {
     f.edges()
         .any(|(u, v)| f.neighbor_mask(u) & f.neighbor_mask(v) != 0)
@@ -1510,6 +1297,7 @@ mod tests {
             seed,
             out: out.to_path_buf(),
             revision: "test".into(),
+            select: Default::default(),
         }
     }
 
@@ -1586,12 +1374,18 @@ mod tests {
     }
 
     #[test]
-    fn table_selection_parses() -> Result<()> {
-        let all = Tables::parse(None)?;
+    fn table_and_dataset_selection() -> Result<()> {
+        let all = Tables::new(&[]);
         assert!(all.main && all.q1 && all.q2 && all.curve);
-        let some = Tables::parse(Some("main, Q2"))?;
+        let some = Tables::new(&[HomdpTable::Main, HomdpTable::Q2]);
         assert!(some.main && !some.q1 && some.q2 && !some.curve);
-        assert!(Tables::parse(Some("main,plots")).is_err());
+        let only = Only::new(&["bbbp".into(), " BACE".into()], &["BBBP", "BACE", "HIV"])?;
+        assert!(only.wants("BBBP") && only.wants("bace") && !only.wants("HIV"));
+        assert!(Only::new(&[], &["HIV"])?.wants("HIV"));
+        let e = Only::new(&["ZINC".into()], &["HIV"])
+            .err()
+            .expect("unknown name");
+        assert!(e.to_string().contains("`zinc`"), "{e}");
         Ok(())
     }
 

@@ -16,7 +16,9 @@ mod homdp;
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+
+use crate::cli::{Experiment, HomdpTable, ReproArgs};
 
 /// How much work a run does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +35,23 @@ pub(crate) struct Ctx {
     pub(crate) seed: u64,
     pub(crate) out: PathBuf,
     pub(crate) revision: String,
+    /// Which parts of the homdp / edgerefine experiments run.
+    pub(crate) select: Select,
+}
+
+/// The flags that select parts of an experiment (see `cargo xtask repro --help`).
+#[derive(Debug, Default)]
+pub(crate) struct Select {
+    /// homdp: datasets (`--only`).
+    pub(crate) only: Vec<String>,
+    /// homdp: tables (`--tables`).
+    pub(crate) tables: Vec<HomdpTable>,
+    /// edgerefine: parts (`--parts`).
+    pub(crate) parts: Vec<String>,
+    /// edgerefine: reuse earlier outputs (`--resume`).
+    pub(crate) resume: bool,
+    /// edgerefine: minutes after which no new chunk starts (`--budget-min`).
+    pub(crate) budget_min: Option<f64>,
 }
 
 impl Ctx {
@@ -56,86 +75,37 @@ impl Ctx {
     }
 }
 
-const EXPERIMENTS: &[&str] = &["foundation", "gnn", "homdp", "edgerefine", "cefedgnn"];
-
 /// The registry datasets each experiment reads (installed on first use).
-fn datasets_of(experiment: &str) -> &'static [&'static str] {
+fn datasets_of(experiment: Experiment) -> &'static [&'static str] {
     match experiment {
-        "gnn" => &["cora", "MUTAG"],
-        "homdp" => &["HIV", "BACE", "BBBP", "Lipophilicity", "REDDIT-BINARY"],
-        "edgerefine" => &["cora", "acm", "dblp", "amap", "MUTAG"],
-        "cefedgnn" => &["cora"],
-        _ => &[],
+        Experiment::Gnn => &["cora", "MUTAG"],
+        Experiment::Homdp => &["HIV", "BACE", "BBBP", "Lipophilicity", "REDDIT-BINARY"],
+        Experiment::Edgerefine => &["cora", "acm", "dblp", "amap", "MUTAG"],
+        Experiment::Cefedgnn => &["cora"],
+        Experiment::Foundation => &[],
     }
 }
 
-const USAGE: &str = "cargo xtask repro [EXPERIMENT...] [--quick|--full] [--seed S] [--out DIR]
-                 [--offline] [--upstream DIR_OR_URL] [--check] [--reference DIR] [--update-reference]
-
-  EXPERIMENT          foundation, gnn, homdp, edgerefine, cefedgnn (default: all)
-  --quick | --full    minutes on 2 cores (default) | the full-size experiments
-  --seed S            master seed (default 42)
-  --out DIR           where the run writes (default target/repro; results/ needs --update-reference)
-  --offline           never download: datasets not installed and not embedded are skipped
-  --upstream D        read upstream archives from D (directory or URL) [env DPGRAPH_UPSTREAM];
-                      DPGRAPH_MIRROR installs from a mirror of converted files instead
-  --check             exit non-zero when a number that should agree with the reference does not
-  --reference DIR     the reference results to compare with (default results/)
-  --update-reference  allow --out to be the reference folder (rewrites committed results)
-
-Environment: HOMDP_ONLY, HOMDP_TABLES, EDGEREFINE_ONLY, EDGEREFINE_RESUME, EDGEREFINE_BUDGET_MIN
-select parts of the homdp / edgerefine runs (see their module docs).
-";
-
-pub(crate) fn run(args: &[String]) -> Result<()> {
-    let mut effort = Effort::Quick;
-    let mut seed = 42u64;
-    let mut out = crate::project_root().join("target").join("repro");
-    let mut reference = crate::project_root().join("results");
-    let (mut offline, mut check, mut update_reference) = (false, false, false);
-    let mut upstream = None;
-    let mut which = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--quick" => effort = Effort::Quick,
-            "--full" => effort = Effort::Full,
-            "--seed" => {
-                seed = it
-                    .next()
-                    .context("--seed needs a value")?
-                    .parse()
-                    .context("--seed must be a non-negative integer")?;
-            }
-            "--out" => out = PathBuf::from(it.next().context("--out needs a directory")?),
-            "--reference" => {
-                reference = PathBuf::from(it.next().context("--reference needs a directory")?)
-            }
-            "--upstream" => {
-                upstream = Some(
-                    it.next()
-                        .context("--upstream needs a directory or URL")?
-                        .clone(),
-                )
-            }
-            "--offline" => offline = true,
-            "--check" => check = true,
-            "--update-reference" => update_reference = true,
-            "-h" | "--help" => {
-                print!("{USAGE}");
-                return Ok(());
-            }
-            s if s.starts_with("--") => bail!("unknown option {s}"),
-            s if EXPERIMENTS.contains(&s) => which.push(s.to_owned()),
-            s => bail!(
-                "unknown experiment `{s}` (available: {})",
-                EXPERIMENTS.join(", ")
-            ),
-        }
-    }
-    if which.is_empty() {
-        which = EXPERIMENTS.iter().map(|s| (*s).to_owned()).collect();
-    }
+/// `cargo xtask repro` with its parsed flags.
+pub(crate) fn run(args: ReproArgs) -> Result<()> {
+    let effort = if args.full {
+        Effort::Full
+    } else {
+        Effort::Quick
+    };
+    let root = crate::project_root();
+    let out = args
+        .out
+        .unwrap_or_else(|| root.join("target").join("repro"));
+    let reference = args.reference.unwrap_or_else(|| root.join("results"));
+    let which: Vec<Experiment> = if args.experiments.is_empty() {
+        Experiment::ALL.to_vec()
+    } else {
+        Experiment::ALL
+            .into_iter()
+            .filter(|e| args.experiments.contains(e))
+            .collect()
+    };
     let same_dir = |a: &std::path::Path, b: &std::path::Path| match (
         std::fs::canonicalize(a),
         std::fs::canonicalize(b),
@@ -143,52 +113,60 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,
     };
-    if same_dir(&out, &reference) && !update_reference {
+    if same_dir(&out, &reference) && !args.update_reference {
         bail!(
             "--out {} is the committed reference results; pass --update-reference to rewrite them",
             out.display()
         );
     }
-    install_needed(&which, upstream, offline);
+    install_needed(&which, args.source.upstream, args.source.offline);
     let ctx = Ctx {
         effort,
-        seed,
+        seed: args.seed,
         out,
         revision: crate::git_revision(),
+        select: Select {
+            only: args.only,
+            tables: args.tables,
+            parts: args.parts,
+            resume: args.resume,
+            budget_min: args.budget_min,
+        },
     };
-    for w in which.clone() {
+    for &w in &which {
         let start = std::time::Instant::now();
-        match w.as_str() {
-            "foundation" => foundation::run(&ctx)?,
-            "gnn" => gnn::run(&ctx)?,
-            "homdp" => homdp::run(&ctx)?,
-            "edgerefine" => edgerefine::run(&ctx)?,
-            "cefedgnn" => cefedgnn::run(&ctx)?,
-            _ => unreachable!("checked above"),
+        match w {
+            Experiment::Foundation => foundation::run(&ctx)?,
+            Experiment::Gnn => gnn::run(&ctx)?,
+            Experiment::Homdp => homdp::run(&ctx)?,
+            Experiment::Edgerefine => edgerefine::run(&ctx)?,
+            Experiment::Cefedgnn => cefedgnn::run(&ctx)?,
         }
         println!(
-            "repro {w}: done in {:.1} s -> {}",
+            "repro {}: done in {:.1} s -> {}",
+            w.name(),
             start.elapsed().as_secs_f64(),
-            ctx.out.join(&w).display()
+            ctx.out.join(w.name()).display()
         );
     }
+    let names: Vec<String> = which.iter().map(|w| w.name().to_owned()).collect();
     finish(
         &ctx.out,
         &reference,
-        &which,
-        check,
+        &names,
+        args.check,
         same_dir(&ctx.out, &reference),
     )
 }
 
 /// Installs the datasets `which` needs that are not installed yet, one summary line each;
 /// failures are reported and the experiments skip what is missing.
-fn install_needed(which: &[String], upstream: Option<String>, offline: bool) {
+fn install_needed(which: &[Experiment], upstream: Option<String>, offline: bool) {
     let reg = graph_core::Registry::embedded();
     let dir = graph_core::registry::data_dir();
     let mut names: Vec<&str> = which
         .iter()
-        .flat_map(|w| datasets_of(w).iter().copied())
+        .flat_map(|&w| datasets_of(w).iter().copied())
         .collect();
     names.dedup();
     let mut seen = std::collections::HashSet::new();

@@ -82,7 +82,7 @@ pub struct Calibration {
     pub laundering_cross_bank: f64,
     /// Payment-format counts of laundering transactions.
     pub laundering_formats: Vec<(PaymentFormat, u32)>,
-    /// Currency counts of laundering transactions (also the accounts' home-currency mix [R]: the
+    /// Currency counts of laundering transactions (also the accounts' home-currency mix \[R\]: the
     /// normal sample holds only US Dollar).
     pub currencies: Vec<(Currency, u32)>,
     /// Payment-format counts of normal transactions.

@@ -14,7 +14,7 @@ use crate::error::{FedError, Result, non_negative, positive};
 /// 18 days of the HI-Small patterns (2022/09/01–18), the HI-Small attempt counts per typology.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AmlGenConfig {
-    /// Banks (≥ 2); bank sizes follow a Zipf law with exponent `bank_zipf` [R].
+    /// Banks (≥ 2); bank sizes follow a Zipf law with exponent `bank_zipf` \[R\].
     pub num_banks: usize,
     /// Accounts (≥ 2·`num_banks`... at least one per bank, and enough for the largest attempt).
     pub num_accounts: usize,
@@ -24,7 +24,7 @@ pub struct AmlGenConfig {
     pub attempt_scale: f64,
     /// Days covered, from 2022/09/01.
     pub days: u32,
-    /// Zipf exponent of bank sizes [R] (0 = equal banks).
+    /// Zipf exponent of bank sizes \[R\] (0 = equal banks).
     pub bank_zipf: f64,
     /// Statistics to draw from.
     pub calibration: Calibration,
@@ -112,7 +112,7 @@ impl World<'_> {
 /// format; accounts have log-normal activity. Laundering: attempt sizes drawn from the empirical
 /// HI-Small sizes of the typology, members chained across banks with the laundering cross-bank
 /// share, one currency per attempt, amounts log-normal and slightly decreasing along the flow,
-/// times increasing within an attempt window of up to four days [R].
+/// times increasing within an attempt window of up to four days \[R\].
 ///
 /// # Errors
 /// [`FedError::InvalidParam`] naming `num_banks` (< 2), `num_accounts` (fewer than 2 per bank or

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use dp_core::calibrate::gaussian_rho;
 use dp_core::ledger::PrivacyLedger;
 use dp_core::measures::{ApproxDp, Zcdp};
 use dp_core::mechanisms::{GaussianParams, ValidGaussian};
@@ -229,14 +230,14 @@ impl BoundaryReleaser {
         }
         if let (Some(ledger), Some(mech)) = (self.ledger.as_mut(), self.mechanism.as_ref()) {
             let p = self.config.radius;
-            let rho = p * p / (2.0 * mech.sigma() * mech.sigma());
+            let rho = gaussian_rho(p, mech.sigma())?;
             ledger.record(
                 format!(
                     "client {} round {round} layer {layer}: {} rows",
                     self.client,
                     nodes.len()
                 ),
-                Zcdp::new(rho.next_up())?,
+                Zcdp::new(rho)?,
                 &[
                     ("sigma", mech.sigma()),
                     ("clip", self.config.clip),
@@ -364,6 +365,19 @@ mod tests {
             (rep.max_releases, rep.nodes_released, rep.total_releases),
             (1, n, n as u64)
         );
+    }
+
+    #[test]
+    fn ledger_rho_keeps_its_bits() {
+        // p = 0.2, σ = σ₀·C = 1: ρ = p²/(2σ²) one ulp up, pinned before the number moved to
+        // dp-core.
+        let mut rel = BoundaryReleaser::new(0, cfg(0.5), &[1], seeded_rng(0)).unwrap();
+        rel.release(0, 0, &[1], &[0.5], 1).unwrap();
+        let entry = &rel.ledger().unwrap().entries()[0];
+        assert!(matches!(
+            entry.measure(),
+            dp_core::ledger::Measure::Zcdp(z) if z.rho().to_bits() == 0x3f94_7ae1_47ae_147d
+        ));
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub(crate) struct LocalView {
     nbr_own: Vec<Vec<(u32, u32)>>,
     nbr_halo: Vec<Vec<(u32, u32)>>,
     /// Per halo node: 1 + its number of neighbours among the own nodes (the GCN degree the
-    /// client can see; a remote node's full degree is not shared) [R].
+    /// client can see; a remote node's full degree is not shared) \[R\].
     halo_deg: Vec<u32>,
     edge_features: Option<Arc<Array2<f32>>>,
 }
@@ -190,7 +190,7 @@ pub(crate) struct Trainer {
     /// GCN normalisation: explicit self-loop weights of non-target sources.
     gcn: bool,
     grad_clip: Option<f64>,
-    /// G as a per-node backward signal (per shared layer) instead of momentum on W [R].
+    /// G as a per-node backward signal (per shared layer) instead of momentum on W \[R\].
     signal: Option<GradientEstimator>,
     /// Position of every encoded node in the current computation (u32::MAX: absent).
     pos: Vec<u32>,

@@ -162,9 +162,9 @@ pub struct FedTrainConfig {
     pub gamma: f64,
     /// Gradient MA rate β ∈ (0, 1].
     pub beta: f64,
-    /// What the next layer reads [R].
+    /// What the next layer reads \[R\].
     pub read: ReadMode,
-    /// What G tracks [R]: momentum on W (default), or the per-node backward signal
+    /// What G tracks \[R\]: momentum on W (default), or the per-node backward signal
     /// ∂L/∂h_v^(ℓ) of every own node and shared layer, averaged with rate β; W then takes plain
     /// steps on the gradient of Σ_ℓ Σ_v ⟨G_v^(ℓ), h̃_v^(ℓ)⟩ plus the output layer's gradient.
     pub gradient: GradientMode,
@@ -174,7 +174,7 @@ pub struct FedTrainConfig {
     pub batch_size: usize,
     /// Sampled neighbours per node and hop (`None`: all neighbours).
     pub fanout: Option<usize>,
-    /// Receiver-side averaging of the noisy halo rows over rounds [R] (`None`: use the latest
+    /// Receiver-side averaging of the noisy halo rows over rounds \[R\] (`None`: use the latest
     /// row, as the algorithm of the note). With `Some(a)` a client keeps, per halo node and
     /// shared layer, Ĥ ← (1−r)·Ĥ + r·(new row) with r = max(1/t, a) for the t-th row received:
     /// a running mean at first, then an exponential average. Post-processing of released
@@ -327,33 +327,20 @@ impl FedTrainConfig {
         d_edge: Option<usize>,
         classes: usize,
     ) -> Result<gnn::ModelConfig> {
-        Ok(match self.model {
-            ModelKind::Gcn => gnn::ModelConfig::Gcn(
-                gnn::GcnConfig::new(d_input, self.hidden, classes)
-                    .with_num_layers(self.num_layers)
-                    .with_dropout(self.dropout)
-                    .with_activation(self.activation)
-                    .with_seed(self.seed),
-            ),
-            ModelKind::Gin => gnn::ModelConfig::Gin(
-                gnn::GinConfig::new(d_input, self.hidden, classes)
-                    .with_num_layers(self.num_layers)
-                    .with_dropout(self.dropout)
-                    .with_activation(self.activation)
-                    .with_seed(self.seed),
-            ),
+        let base = match self.model {
+            ModelKind::Gcn => gnn::ModelConfig::gcn(d_input, self.hidden, classes),
+            ModelKind::Gin => gnn::ModelConfig::gin(d_input, self.hidden, classes),
             ModelKind::Gine => {
                 let d_edge = d_edge.ok_or_else(|| {
                     FedError::param("model", "gine", "needs a task with edge features")
                 })?;
-                gnn::ModelConfig::Gine(
-                    gnn::GineConfig::new(d_input, d_edge, self.hidden, classes)
-                        .with_num_layers(self.num_layers)
-                        .with_dropout(self.dropout)
-                        .with_activation(self.activation)
-                        .with_seed(self.seed),
-                )
+                gnn::ModelConfig::gine(d_input, d_edge, self.hidden, classes)
             }
-        })
+        };
+        Ok(base
+            .with_num_layers(self.num_layers)
+            .with_dropout(self.dropout)
+            .with_activation(self.activation)
+            .with_seed(self.seed))
     }
 }

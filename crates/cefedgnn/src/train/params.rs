@@ -89,12 +89,15 @@ pub(crate) fn load(model: Gnn, values: &[f32]) -> Gnn {
 mod tests {
     use super::*;
     use burn::tensor::Device;
-    use gnn::{GcnConfig, GinConfig};
+    use gnn::ModelConfig;
 
     #[test]
     fn flatten_load_round_trip_and_gradients_align() {
         let device = Device::flex().autodiff();
-        let m = GinConfig::new(3, 4, 2).with_seed(3).init(&device);
+        let m = ModelConfig::gin(3, 4, 2)
+            .with_seed(3)
+            .init(&device)
+            .unwrap();
         let w = flatten(&m);
         // GIN: per layer lin1 (3·4 + 4 | 4·4 + 4), lin2 (4·4 + 4 | 4·2 + 2), ε (1).
         assert_eq!(w.len(), (12 + 4 + 16 + 4 + 1) + (16 + 4 + 8 + 2 + 1));
@@ -102,7 +105,7 @@ mod tests {
         let m2 = load(m, &shifted);
         assert_eq!(flatten(&m2), shifted);
         // Loaded parameters still track gradients: d(sum of a GCN's params)/dθ = 1 for all.
-        let g = GcnConfig::new(2, 3, 2).init(&device);
+        let g = ModelConfig::gcn(2, 3, 2).init(&device).unwrap();
         let g = load(g.clone(), &flatten(&g));
         let total = g
             .layers

@@ -17,7 +17,7 @@
 //!   DP. [`BaselineRelease::eps_edge`] records that number.
 //!
 //! # Randomness
-//! Randomized response over pairs uses dp-core's [`GeometricSkip`] (O(m + #flips), never a dense
+//! Randomized response over pairs uses dp-core's [`GeometricSkip`](dp_core::samplers::GeometricSkip) (O(m + #flips), never a dense
 //! float matrix on the owner side); Laplace noise uses dp-core's floating-point Laplace mechanism
 //! ([`dp_core::mechanisms::ValidLaplace::release`]), as the baselines' papers do. Pass a CSPRNG
 //! for anything that leaves the machine.

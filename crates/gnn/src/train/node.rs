@@ -57,7 +57,7 @@ fn mask_rows(mask: &[bool]) -> Vec<usize> {
 ///
 /// # Example
 /// ```
-/// use gnn::{GcnConfig, ModelConfig, NodeTask, TrainConfig, train_node_classifier};
+/// use gnn::{ModelConfig, NodeTask, TrainConfig, train_node_classifier};
 /// use graph_core::{NodeSplit, generate::ContextualSbm};
 /// use rand::SeedableRng;
 /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
@@ -65,7 +65,7 @@ fn mask_rows(mask: &[bool]) -> Vec<usize> {
 ///     .sample(&mut rng)?;
 /// let split = NodeSplit::random(200, 0.6, 0.2, &mut rng)?;
 /// let task = NodeTask::from_dataset(&ds)?.with_split(split)?;
-/// let model = ModelConfig::Gcn(GcnConfig::new(8, 16, 2));
+/// let model = ModelConfig::gcn(8, 16, 2);
 /// let out = train_node_classifier(&task, &model, &TrainConfig::new().with_max_epochs(30), &burn::tensor::Device::flex())?;
 /// assert!(out.test_acc > 0.8);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -120,9 +120,27 @@ impl Archive {
             message,
         };
         let mut a = Archive::default();
+        // Without the zip and tar readers only gz and plain files consult no filter.
+        #[cfg(not(any(feature = "zip", feature = "tar")))]
+        let _ = keep;
         match Self::kind_of(bytes) {
+            #[cfg(feature = "zip")]
             ArchiveKind::Zip => a.read_zip(bytes, limit, keep).map_err(err)?,
+            #[cfg(not(feature = "zip"))]
+            ArchiveKind::Zip => {
+                return Err(err(
+                    "reading zip archives needs graph-core's feature `zip` (on by default)".into(),
+                ));
+            }
+            #[cfg(feature = "tar")]
             ArchiveKind::TarGz => a.read_tar_gz(bytes, limit, keep).map_err(err)?,
+            #[cfg(not(feature = "tar"))]
+            ArchiveKind::TarGz => {
+                return Err(err(
+                    "reading tar.gz archives needs graph-core's feature `tar` (on by default)"
+                        .into(),
+                ));
+            }
             ArchiveKind::Gz => {
                 let data = read_limited(flate2::read::MultiGzDecoder::new(bytes), limit)
                     .map_err(|e| err(e.to_string()))?;
@@ -147,6 +165,7 @@ impl Archive {
         Ok(())
     }
 
+    #[cfg(feature = "zip")]
     fn read_zip(
         &mut self,
         bytes: &[u8],
@@ -183,6 +202,7 @@ impl Archive {
         Ok(())
     }
 
+    #[cfg(feature = "tar")]
     fn read_tar_gz(
         &mut self,
         bytes: &[u8],

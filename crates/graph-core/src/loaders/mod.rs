@@ -1,7 +1,7 @@
 //! Dataset loaders: TU format, the node-classification layout of the mirror (`edges.txt` +
 //! `.npy`), and OGB's raw graph-property CSVs.
 //!
-//! Every loader reports malformed input as a [`GraphError`](crate::GraphError) naming the file,
+//! Every loader reports malformed input as a [`GraphError`] naming the file,
 //! the line and what was expected; none panics on bad data.
 
 mod node_npy;

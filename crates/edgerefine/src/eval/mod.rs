@@ -1,24 +1,28 @@
-//! Evaluation of releases with the gnn crate: node classification accuracy of GNNs trained on a
-//! released graph (features and labels are the dataset's own), plus the structure of the release
-//! (density, true-edge precision and recall) and its publish time.
+//! Evaluation of releases: every method's release of a graph ([`Method`], [`release`],
+//! [`release_many`], per graph of a collection [`release_graph_set`]), the structure of a
+//! release (density, true-edge precision and recall) and its publish time; with the feature
+//! `train`, node and graph classification accuracy of GNNs trained on a release
+//! (`train_on_release`, `train_graph_release`; features and labels are the dataset's own).
 
 use std::time::Instant;
 
-use burn::tensor::Device;
-use gnn::{
-    EdgeList, GraphSplit, GraphTask, ModelConfig, Monitor, NodeFeatures, NodeTask, TrainConfig,
-    train_graph_model, train_node_classifier,
-};
-use graph_core::{Graph, GraphDataset, NodeDataset, NodeSplit};
-use rand::SeedableRng;
+use graph_core::{Graph, GraphDataset};
 use serde::Serialize;
 
 use crate::baselines::{
     BlinkParams, BlinkPosterior, BlinkVariant, DprrParams, LdpGenParams, blink_client,
     blink_server, dprr, ldpgen, rr,
 };
-use crate::error::{EdgeRefineError, Result};
+use crate::error::Result;
 use crate::{RefineParams, TieBreak, perturb, refine};
+
+#[cfg(feature = "train")]
+mod train;
+#[cfg(feature = "train")]
+pub use train::{
+    GraphModel, NodeModel, RunScore, TrainPlan, mutag_protocol, train_graph_release,
+    train_on_release,
+};
 
 /// Blink-soft releases in this module drop pairs with posterior ≤ this (the baseline's own default
 /// is 1e-6, which keeps nearly all n²/2 pairs): the dropped weight is at most n·1e-3 per node
@@ -242,161 +246,6 @@ pub fn structure(truth: &Graph, released: &Graph) -> Structure {
     }
 }
 
-/// How to train on a release.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TrainPlan<'a> {
-    /// A gnn model preset (`edgerefine-gcn`, `edgerefine-gat`, `edgerefine-gin`, `edgerefine-mlp`).
-    pub model: &'a str,
-    /// Train and validation fractions (the rest is test), drawn per seed.
-    pub split: (f64, f64),
-    /// Epoch cap.
-    pub max_epochs: usize,
-    /// Early-stopping patience (None: run all epochs, keep the best-validation weights).
-    pub patience: Option<usize>,
-    /// Seed of the split, the initialisation and dropout.
-    pub seed: u64,
-    /// Adam learning rate.
-    pub lr: f64,
-    /// Weight decay.
-    pub weight_decay: f64,
-    /// Which validation score selects the weights and stops early.
-    pub monitor: Monitor,
-    /// Overrides the preset's dropout between layers and sets input dropout to 0 (the PyG
-    /// models of Blink); None keeps the preset.
-    pub dropout: Option<f64>,
-}
-
-impl<'a> TrainPlan<'a> {
-    /// The EdgeRefine protocol for `model`: 60/20/20 split, Adam lr 0.005, weight decay 1e-5,
-    /// ≤ 700 epochs, patience 100 on validation accuracy, the preset's dropout.
-    pub fn edgerefine(model: &'a str, seed: u64) -> Self {
-        Self {
-            model,
-            split: (0.6, 0.2),
-            max_epochs: 700,
-            patience: Some(100),
-            seed,
-            lr: 0.005,
-            weight_decay: 1e-5,
-            monitor: Monitor::ValAccuracy,
-            dropout: None,
-        }
-    }
-
-    /// The same plan with an epoch cap and patience.
-    pub fn with_epochs(self, max_epochs: usize, patience: Option<usize>) -> Self {
-        Self {
-            max_epochs,
-            patience,
-            ..self
-        }
-    }
-}
-
-/// One training run's outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RunScore {
-    /// Test accuracy of the best-validation weights.
-    pub test_acc: f64,
-    /// Validation accuracy of the same weights.
-    pub val_acc: f64,
-    /// Validation loss of the same weights (the epoch's logged loss).
-    pub val_loss: f64,
-    /// Training wall time in seconds.
-    pub train_s: f64,
-    /// Epochs run.
-    pub epochs: usize,
-}
-
-/// Trains `plan.model` on `released` (with optional edge weights aligned with
-/// `released.edges()`) and the dataset's features and labels, on a seeded split, with the
-/// optimiser and early stopping of `plan` ([`TrainPlan::edgerefine`]: the EdgeRefine protocol).
-///
-/// # Errors
-/// Shape mismatches between the release and the dataset; training errors.
-///
-/// # Complexity
-/// O(epochs · (m + n) · width) for the model's width.
-pub fn train_on_release(
-    ds: &NodeDataset,
-    released: &Graph,
-    weights: Option<&[f32]>,
-    plan: &TrainPlan<'_>,
-) -> Result<RunScore> {
-    let TrainPlan {
-        model,
-        split,
-        max_epochs,
-        patience,
-        seed,
-        lr,
-        weight_decay,
-        monitor,
-        dropout,
-    } = *plan;
-    if released.num_nodes() != ds.graph().num_nodes() {
-        return Err(EdgeRefineError::NodeCountMismatch {
-            expected: ds.graph().num_nodes(),
-            got: released.num_nodes(),
-        });
-    }
-    let gnn_err = |e: gnn::Error| EdgeRefineError::Train(e.to_string());
-    let split = NodeSplit::random(
-        ds.graph().num_nodes(),
-        split.0,
-        split.1,
-        &mut rand_chacha::ChaCha8Rng::seed_from_u64(seed),
-    )?;
-    let task = NodeTask::from_dataset(ds)
-        .and_then(|t| t.with_split(split))
-        .and_then(|t| {
-            let edges = EdgeList::from_graph(released);
-            let edges = match weights {
-                Some(w) => edges.with_weights(csr_weights(released, w)?)?,
-                None => edges,
-            };
-            t.with_edges(edges)
-        })
-        .map_err(gnn_err)?;
-    let cfg =
-        ModelConfig::by_name(model, task.num_features(), task.num_classes()).map_err(gnn_err)?;
-    let cfg = match dropout {
-        Some(d) => with_dropout(cfg, d),
-        None => cfg,
-    };
-    let train = TrainConfig::new()
-        .with_lr(lr)
-        .with_weight_decay(weight_decay)
-        .with_max_epochs(max_epochs)
-        .with_patience(patience)
-        .with_monitor(monitor)
-        .with_seed(seed);
-    let start = Instant::now();
-    let out = train_node_classifier(&task, &cfg, &train, &Device::flex()).map_err(gnn_err)?;
-    Ok(RunScore {
-        test_acc: out.test_acc,
-        val_acc: out.val_acc,
-        val_loss: out
-            .history
-            .get(out.best_epoch)
-            .map_or(f64::NAN, |e| e.val_loss),
-        train_s: start.elapsed().as_secs_f64(),
-        epochs: out.epochs,
-    })
-}
-
-/// `cfg` with dropout `d` between layers and none on the input (GCN, GAT, GIN, MLP; other
-/// models unchanged).
-fn with_dropout(cfg: ModelConfig, d: f64) -> ModelConfig {
-    match cfg {
-        ModelConfig::Gcn(c) => ModelConfig::Gcn(c.with_dropout(d).with_input_dropout(Some(0.0))),
-        ModelConfig::Gat(c) => ModelConfig::Gat(c.with_dropout(d).with_input_dropout(Some(0.0))),
-        ModelConfig::Gin(c) => ModelConfig::Gin(c.with_dropout(d).with_input_dropout(Some(0.0))),
-        ModelConfig::Mlp(c) => ModelConfig::Mlp(c.with_dropout(d).with_input_dropout(Some(0.0))),
-        other => other,
-    }
-}
-
 /// Structure of a per-graph release of a graph collection, summed over its graphs.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SetStructure {
@@ -466,80 +315,6 @@ pub fn release_graph_set(
     ))
 }
 
-/// Trains the graph-level `model` (`edgerefine-graph-{gcn,gat,gin}`) on the graphs of `ds` with
-/// one-hot node labels as features, EdgeRefine's MUTAG protocol: 80/10/10 split drawn from
-/// `seed`, Adam lr 0.005, weight decay 5e-4, batch 32, ≤ 150 epochs, patience 20 on
-/// validation accuracy.
-///
-/// # Errors
-/// A dataset without node labels or class targets; training errors.
-///
-/// # Complexity
-/// O(epochs · Σ (n_g + m_g) · width).
-pub fn train_graph_release(ds: &GraphDataset, model: &str, seed: u64) -> Result<RunScore> {
-    let gnn_err = |e: gnn::Error| EdgeRefineError::Train(e.to_string());
-    let task = GraphTask::from_dataset(ds, NodeFeatures::OneHotLabels).map_err(gnn_err)?;
-    let cfg =
-        ModelConfig::by_name(model, task.num_features(), task.num_outputs()).map_err(gnn_err)?;
-    let split = GraphSplit::random(
-        task.len(),
-        0.8,
-        0.1,
-        &mut rand_chacha::ChaCha8Rng::seed_from_u64(seed),
-    )
-    .map_err(gnn_err)?;
-    let train = TrainConfig::new()
-        .with_lr(0.005)
-        .with_weight_decay(5e-4)
-        .with_batch_size(32)
-        .with_max_epochs(150)
-        .with_patience(Some(20))
-        .with_seed(seed);
-    let start = Instant::now();
-    let out = train_graph_model(&task, &split, &cfg, &train, &Device::flex()).map_err(gnn_err)?;
-    Ok(RunScore {
-        test_acc: out.test_acc,
-        val_acc: out.val_acc,
-        val_loss: out
-            .history
-            .get(out.best_epoch)
-            .map_or(f64::NAN, |e| e.val_loss),
-        train_s: start.elapsed().as_secs_f64(),
-        epochs: out.epochs,
-    })
-}
-
-/// Weights aligned with `graph.edges()` (u < v) spread to both directions in CSR order.
-fn csr_weights(graph: &Graph, w: &[f32]) -> gnn::Result<Vec<f32>> {
-    if w.len() != graph.num_edges() {
-        return Err(gnn::Error::Shape {
-            what: "release edge weights",
-            expected: graph.num_edges(),
-            got: w.len(),
-        });
-    }
-    let n = graph.num_nodes();
-    // Index of the first edge (u, ·) with u < · in `edges()` order.
-    let mut start = vec![0usize; n + 1];
-    for u in 0..n {
-        let row = graph.neighbors(u as u32);
-        let above = row.len() - row.partition_point(|&v| v <= u as u32);
-        start[u + 1] = start[u] + above;
-    }
-    let idx = |a: u32, b: u32| {
-        let row = graph.neighbors(a);
-        let first_above = row.partition_point(|&v| v <= a);
-        start[a as usize] + row.partition_point(|&v| v < b) - first_above
-    };
-    let mut out = Vec::with_capacity(2 * w.len());
-    for u in 0..n as u32 {
-        for &v in graph.neighbors(u) {
-            out.push(w[if u < v { idx(u, v) } else { idx(v, u) }]);
-        }
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -601,35 +376,6 @@ mod tests {
         assert!(release(g, Method::SymRr, 0.0, 0).is_err());
     }
 
-    fn plan(epochs: usize) -> TrainPlan<'static> {
-        TrainPlan::edgerefine("edgerefine-gcn", 1).with_epochs(epochs, Some(epochs))
-    }
-
-    #[test]
-    fn training_on_the_true_graph_beats_no_graph_on_a_homophilous_sbm() {
-        let ds = ContextualSbm {
-            n: 240,
-            classes: 3,
-            p_in: 0.08,
-            p_out: 0.004,
-            dim: 8,
-            mu: 0.8,
-        }
-        .sample(&mut dp_core::rng::seeded_rng(2))
-        .unwrap();
-        let empty = Graph::empty(240).unwrap();
-        let with = train_on_release(&ds, ds.graph(), None, &plan(60)).unwrap();
-        let without = train_on_release(&ds, &empty, None, &plan(60)).unwrap();
-        assert!(
-            with.test_acc > without.test_acc + 0.1,
-            "{} vs {}",
-            with.test_acc,
-            without.test_acc
-        );
-        let wrong = Graph::empty(10).unwrap();
-        assert!(train_on_release(&ds, &wrong, None, &plan(5)).is_err());
-    }
-
     #[test]
     fn release_many_equals_one_release_per_method() {
         let g =
@@ -652,7 +398,7 @@ mod tests {
     }
 
     /// Cycles (class 0) against stars (class 1), 8 nodes each, constant node labels.
-    fn cycles_and_stars(count: usize) -> GraphDataset {
+    pub(super) fn cycles_and_stars(count: usize) -> GraphDataset {
         let mut graphs = Vec::new();
         let mut labels = Vec::new();
         for i in 0..count {
@@ -702,52 +448,5 @@ mod tests {
         let (origin, s) = release_graph_set(&ds, Method::Origin, 1.0, 0).unwrap();
         assert_eq!(origin.graphs(), ds.graphs());
         assert_eq!((s.precision, s.recall), (1.0, 1.0));
-    }
-
-    #[test]
-    fn graph_classification_needs_the_edges() {
-        // Constant node labels: only the structure separates cycles from stars.
-        let ds = cycles_and_stars(40);
-        let with = train_graph_release(&ds, "edgerefine-graph-gin", 3).unwrap();
-        let (empty, _) = release_graph_set(&ds, Method::NoGraph, 1.0, 0).unwrap();
-        let without = train_graph_release(&empty, "edgerefine-graph-gin", 3).unwrap();
-        assert!(with.test_acc >= 0.99, "{}", with.test_acc);
-        assert!(without.test_acc <= 0.75, "{}", without.test_acc);
-    }
-
-    #[test]
-    fn blink_protocol_plan_selects_by_validation_loss() {
-        let ds = ContextualSbm {
-            n: 200,
-            classes: 2,
-            p_in: 0.06,
-            p_out: 0.005,
-            dim: 8,
-            mu: 0.8,
-        }
-        .sample(&mut dp_core::rng::seeded_rng(6))
-        .unwrap();
-        let p = TrainPlan {
-            split: (0.5, 0.25),
-            lr: 0.01,
-            weight_decay: 0.0,
-            monitor: Monitor::ValLoss,
-            dropout: Some(0.0),
-            ..TrainPlan::edgerefine("edgerefine-gcn", 2).with_epochs(40, None)
-        };
-        let s = train_on_release(&ds, ds.graph(), None, &p).unwrap();
-        assert_eq!(s.epochs, 40, "no early stopping without patience");
-        assert!(s.val_loss.is_finite() && s.val_loss > 0.0);
-        assert!(s.test_acc > 0.7, "{}", s.test_acc);
-    }
-
-    #[test]
-    fn weights_follow_their_edges_in_csr_order() {
-        let g = Graph::from_edges(4, &[(0, 1), (0, 3), (1, 2), (2, 3)]).unwrap();
-        // edges() order: (0,1) (0,3) (1,2) (2,3)
-        let w = csr_weights(&g, &[1.0, 2.0, 3.0, 4.0]).unwrap();
-        // CSR: 0:[1,3] 1:[0,2] 2:[1,3] 3:[0,2]
-        assert_eq!(w, vec![1.0, 2.0, 1.0, 3.0, 3.0, 4.0, 2.0, 4.0]);
-        assert!(csr_weights(&g, &[1.0]).is_err());
     }
 }

@@ -1,22 +1,27 @@
-//! The acceptance tables: EdgeRefine's protocol on Cora (GCN, GAT, GIN, MLP; 60/20/20 split,
-//! lr 0.005, weight decay 1e-5, ≤ 700 epochs, patience 100 on validation accuracy) and GIN on
-//! MUTAG (80/10/10, lr 0.005, weight decay 5e-4, batch 32, ≤ 150 epochs, patience 20), each
-//! over several seeds, with the required ranges. `cargo xtask repro gnn` prints [`render`] of
-//! [`table`].
+//! The models on clean data (feature `train`): EdgeRefine's protocol on Cora (GCN, GAT, GIN,
+//! MLP; 60/20/20 split, lr 0.005, weight decay 1e-5, ≤ 700 epochs, patience 100 on validation
+//! accuracy) and GIN on MUTAG (80/10/10, lr 0.005, weight decay 5e-4, batch 32, ≤ 150 epochs,
+//! patience 20), each over several seeds, with the accuracies the models must reach before
+//! their numbers on releases mean anything. `cargo xtask repro gnn` writes [`table`].
 
 use std::path::Path;
 use std::time::Instant;
 
 use burn::tensor::Device;
-use graph_core::{Dataset, NodeSplit, Registry};
+use gnn::{
+    GraphSplit, GraphTask, NodeFeatures, NodeTask, TrainConfig, train_graph_model,
+    train_node_classifier,
+};
+use graph_core::{Dataset, NodeSplit, Registry, mean_std};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::data::{GraphTask, NodeFeatures, NodeTask};
-use crate::error::{Error, Result};
-use crate::metrics::mean_std;
-use crate::model::ModelConfig;
-use crate::train::{GraphSplit, TrainConfig, train_graph_model, train_node_classifier};
+use crate::error::{EdgeRefineError, Result};
+use crate::eval::{GraphModel, NodeModel, mutag_protocol};
+
+fn gnn_err(e: gnn::Error) -> EdgeRefineError {
+    EdgeRefineError::Train(e.to_string())
+}
 
 /// The seeds of the protocol.
 pub const SEEDS: [u64; 5] = [0, 1, 2, 3, 4];
@@ -26,7 +31,7 @@ pub const SEEDS: [u64; 5] = [0, 1, 2, 3, 4];
 pub struct Row {
     /// Dataset name.
     pub dataset: String,
-    /// Model name (as [`ModelConfig::by_name`]).
+    /// Model: `edgerefine-` and [`NodeModel::name`] or [`GraphModel::name`].
     pub model: String,
     /// Test accuracy per seed.
     pub runs: Vec<f64>,
@@ -50,7 +55,11 @@ impl Row {
         required: (f64, f64),
         seconds: f64,
     ) -> Result<Self> {
-        let (mean, std) = mean_std(&runs)?;
+        let (mean, std) = mean_std(&runs).ok_or(EdgeRefineError::InvalidParam {
+            name: "seeds",
+            value: 0.0,
+            reason: "at least one seed is needed",
+        })?;
         Ok(Self {
             dataset: dataset.into(),
             model: model.into(),
@@ -64,28 +73,29 @@ impl Row {
     }
 }
 
-/// The Cora rows: `edgerefine-{gcn,gat,gin,mlp}` over `seeds` (required means: GCN ≥ 0.865,
+/// The Cora rows: [`NodeModel::ALL`] over `seeds` (required means: GCN ≥ 0.865,
 /// GAT ≥ 0.86, GIN ≥ 0.84, MLP in 0.70–0.78). Each seed draws its own 60/20/20 split
 /// (`NodeSplit::random` with `ChaCha8Rng::seed_from_u64(seed)`) and initialisation.
 ///
 /// # Errors
-/// [`Error::Graph`] when Cora is not installed under `data_dir` (graph-core's registry
-/// layout), [`Error::Empty`] for no seeds; training errors otherwise.
+/// [`EdgeRefineError::Graph`] when Cora is not installed under `data_dir` (graph-core's
+/// registry layout), [`EdgeRefineError::InvalidParam`] for no seeds,
+/// [`EdgeRefineError::Train`] for training errors.
 pub fn cora_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<Row>> {
     let Dataset::Nodes(ds) = Registry::embedded().get("cora")?.load(data_dir)? else {
-        return Err(Error::Incompatible("cora is not a node dataset".into()));
+        return Err(EdgeRefineError::Train("cora is not a node dataset".into()));
     };
-    let base = NodeTask::from_dataset(&ds)?;
+    let base = NodeTask::from_dataset(&ds).map_err(gnn_err)?;
     let device = Device::flex();
     let models = [
-        ("edgerefine-gcn", (0.865, 1.0)),
-        ("edgerefine-gat", (0.86, 1.0)),
-        ("edgerefine-gin", (0.84, 1.0)),
-        ("edgerefine-mlp", (0.70, 0.78)),
+        (NodeModel::Gcn, (0.865, 1.0)),
+        (NodeModel::Gat, (0.86, 1.0)),
+        (NodeModel::Gin, (0.84, 1.0)),
+        (NodeModel::Mlp, (0.70, 0.78)),
     ];
     let mut rows = Vec::new();
-    for (name, required) in models {
-        let cfg = ModelConfig::by_name(name, base.num_features(), base.num_classes())?;
+    for (model, required) in models {
+        let cfg = model.config(base.num_features(), base.num_classes());
         let start = Instant::now();
         let mut runs = Vec::new();
         for &seed in seeds {
@@ -95,7 +105,7 @@ pub fn cora_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<
                 0.2,
                 &mut ChaCha8Rng::seed_from_u64(seed),
             )?;
-            let task = base.clone().with_split(split)?;
+            let task = base.clone().with_split(split).map_err(gnn_err)?;
             let train = TrainConfig::new()
                 .with_lr(0.005)
                 .with_weight_decay(1e-5)
@@ -103,11 +113,12 @@ pub fn cora_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<
                 .with_patience(Some(100))
                 .with_seed(seed)
                 .with_progress(progress);
-            runs.push(train_node_classifier(&task, &cfg, &train, &device)?.test_acc);
+            let out = train_node_classifier(&task, &cfg, &train, &device).map_err(gnn_err)?;
+            runs.push(out.test_acc);
         }
         rows.push(Row::new(
             "cora",
-            name,
+            &format!("edgerefine-{}", model.name()),
             runs,
             required,
             start.elapsed().as_secs_f64(),
@@ -116,36 +127,33 @@ pub fn cora_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<
     Ok(rows)
 }
 
-/// The MUTAG row: `edgerefine-graph-gin` (3 GIN layers, hidden 64, mean pool) on one-hot atom
+/// The MUTAG row: [`GraphModel::Gin`] (3 GIN layers, hidden 64, mean pool) on one-hot atom
 /// types over `seeds` (required mean ≥ 0.80); 80/10/10 split per seed.
 ///
 /// # Errors
 /// As [`cora_table`].
 pub fn mutag_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<Row>> {
     let Dataset::Graphs(ds) = Registry::embedded().get("MUTAG")?.load(data_dir)? else {
-        return Err(Error::Incompatible("MUTAG is not a graph dataset".into()));
+        return Err(EdgeRefineError::Train(
+            "MUTAG is not a graph dataset".into(),
+        ));
     };
-    let task = GraphTask::from_dataset(&ds, NodeFeatures::OneHotLabels)?;
+    let task = GraphTask::from_dataset(&ds, NodeFeatures::OneHotLabels).map_err(gnn_err)?;
     let device = Device::flex();
-    let name = "edgerefine-graph-gin";
-    let cfg = ModelConfig::by_name(name, task.num_features(), task.num_outputs())?;
+    let model = GraphModel::Gin;
+    let cfg = model.config(task.num_features(), task.num_outputs());
     let start = Instant::now();
     let mut runs = Vec::new();
     for &seed in seeds {
-        let split = GraphSplit::random(task.len(), 0.8, 0.1, &mut ChaCha8Rng::seed_from_u64(seed))?;
-        let train = TrainConfig::new()
-            .with_lr(0.005)
-            .with_weight_decay(5e-4)
-            .with_batch_size(32)
-            .with_max_epochs(150)
-            .with_patience(Some(20))
-            .with_seed(seed)
-            .with_progress(progress);
-        runs.push(train_graph_model(&task, &split, &cfg, &train, &device)?.test_acc);
+        let split = GraphSplit::random(task.len(), 0.8, 0.1, &mut ChaCha8Rng::seed_from_u64(seed))
+            .map_err(gnn_err)?;
+        let train = mutag_protocol(seed).with_progress(progress);
+        let out = train_graph_model(&task, &split, &cfg, &train, &device).map_err(gnn_err)?;
+        runs.push(out.test_acc);
     }
     Ok(vec![Row::new(
         "MUTAG",
-        name,
+        &format!("edgerefine-{}", model.name()),
         runs,
         (0.80, 1.0),
         start.elapsed().as_secs_f64(),
@@ -166,11 +174,11 @@ pub fn table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<Row>>
 ///
 /// # Example
 /// ```
-/// let rows = vec![gnn::repro::Row {
+/// let rows = vec![edgerefine::paper::gnn_table::Row {
 ///     dataset: "cora".into(), model: "edgerefine-gcn".into(), runs: vec![0.88, 0.87],
 ///     mean: 0.875, std: 0.00707, required: (0.865, 1.0), pass: true, seconds: 3.0,
 /// }];
-/// let t = gnn::repro::render(&rows);
+/// let t = edgerefine::paper::gnn_table::render(&rows);
 /// assert!(t.contains("0.875 ± 0.007") && t.contains("pass"));
 /// ```
 pub fn render(rows: &[Row]) -> String {

@@ -1,0 +1,352 @@
+//! The paper's evaluation protocol as typed configuration (`shared/design/HOMDP.md`,
+//! "Evaluation as in the paper"), so that a user can run the paper's table on their own data:
+//! the per-dataset settings ([`settings`]: degree bound, downstream model, metric, the paper's
+//! numbers), the Q1 SBM collection ([`q1_sbm`]), the seeded subsampling of a split with k-NN's
+//! `k` rescaled to the training size ([`Prepared::subsample`], [`Prepared::scaled`]), and the
+//! privacy constants of the tables ([`DELTA`], [`BOUNDS`]). `cargo xtask repro homdp` drives
+//! these with the registry's datasets.
+//!
+//! # Example
+//! ```
+//! use homdp::paper::{Metric, q1_sbm, setting};
+//! let bace = setting("bace").expect("a dataset of the paper");
+//! assert_eq!((bace.degree_bound, bace.metric), (Some(6), Metric::Auc));
+//! let (graphs, labels) = q1_sbm(2, 7)?;
+//! assert_eq!((graphs.len(), labels.len()), (8, 8));
+//! assert!(graphs.iter().all(|g| g.num_nodes() == 200));
+//! # Ok::<(), homdp::HomdpError>(())
+//! ```
+
+use graph_core::Graph;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::downstream::{Downstream, Labels, Scores};
+use crate::error::Result;
+use crate::evaluate::{Outcome, Split};
+use crate::sensitivity::SensitivityBound;
+
+/// δ of every (ε, δ) the tables report.
+pub const DELTA: f64 = 1e-6;
+
+/// Both sensitivity bounds with their short names in tables: the corrected component-aware
+/// bound (the default) and the paper's Theorem 4.5 formula.
+pub const BOUNDS: [(SensitivityBound, &str); 2] = [
+    (SensitivityBound::ComponentAware, "components"),
+    (SensitivityBound::PaperTheorem45, "paper"),
+];
+
+/// ε of the RR / DPRR GIN baselines (the paper: ε = 1).
+pub const BASELINE_EPS: f64 = 1.0;
+
+/// SBM degree bound: the paper's 132.47, rounded up (a larger Δ gives a larger, still valid
+/// sensitivity bound; the API takes an integer Δ).
+pub const SBM_DELTA: usize = 133;
+
+/// The score a dataset's row reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Metric {
+    /// ROC-AUC (binary classification).
+    Auc,
+    /// RMSE (regression).
+    Rmse,
+    /// Accuracy (multi-class).
+    Accuracy,
+}
+
+impl Metric {
+    /// The name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auc => "ROC-AUC",
+            Self::Rmse => "RMSE",
+            Self::Accuracy => "accuracy",
+        }
+    }
+
+    /// This metric of an evaluation (NaN where it was not computed).
+    pub fn of(self, o: &Outcome) -> f64 {
+        self.of_scores(&o.scores)
+    }
+
+    /// This metric of a set of scores (NaN where it was not computed).
+    pub fn of_scores(self, s: &Scores) -> f64 {
+        match self {
+            Self::Auc => s.roc_auc,
+            Self::Rmse => s.rmse,
+            Self::Accuracy => s.accuracy,
+        }
+        .unwrap_or(f64::NAN)
+    }
+}
+
+/// The paper's evaluation setting of one dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DatasetSetting {
+    /// The registry name (`SBM`: the generated Q1 collection, [`q1_sbm`]).
+    pub name: &'static str,
+    /// The public degree bound Δ (`None`: no bound, the sensitivity of the unbounded case).
+    pub degree_bound: Option<usize>,
+    /// The downstream model at the full training size (see [`Prepared::scaled`]).
+    pub model: Downstream,
+    /// Whether the node count is appended to the embedding (REDDIT-BINARY).
+    pub append_num_nodes: bool,
+    /// The score reported.
+    pub metric: Metric,
+    /// The paper's private value, private top-1 attack rate, non-private value, non-private
+    /// top-1 rate (NaN: not reported).
+    pub paper: [f64; 4],
+    /// The paper's GIN on RR and on DPRR graphs (NaN: not reported).
+    pub paper_baselines: [f64; 2],
+    /// Whether the private rows are also reported with noisy test rows (the molecule
+    /// classification sets).
+    pub noisy_test_rows: bool,
+}
+
+/// The paper's settings of its six datasets: HIV, BACE, BBBP, Lipophilicity, REDDIT-BINARY and
+/// the Q1 SBM collection.
+pub fn settings() -> Vec<DatasetSetting> {
+    let nan2 = [f64::NAN, f64::NAN];
+    let s = |name, degree_bound, model, metric, paper, paper_baselines, noisy_test_rows| {
+        DatasetSetting {
+            name,
+            degree_bound,
+            model,
+            append_num_nodes: false,
+            metric,
+            paper,
+            paper_baselines,
+            noisy_test_rows,
+        }
+    };
+    vec![
+        s(
+            "HIV",
+            Some(10),
+            Downstream::Knn { k: 1000 },
+            Metric::Auc,
+            [0.692, 3.2e-4, 0.745, 0.560],
+            [0.488, 0.595],
+            true,
+        ),
+        s(
+            "BACE",
+            Some(6),
+            Downstream::Knn { k: 120 },
+            Metric::Auc,
+            [0.652, 4.2e-3, 0.752, 0.629],
+            [0.457, 0.648],
+            true,
+        ),
+        s(
+            "BBBP",
+            Some(6),
+            Downstream::RandomForest {
+                trees: 200,
+                min_split: 10,
+            },
+            Metric::Auc,
+            [0.602, 4.0e-3, 0.644, 0.760],
+            [0.440, 0.539],
+            true,
+        ),
+        s(
+            "Lipophilicity",
+            Some(6),
+            Downstream::LinearSvr {
+                c: 1.0,
+                epsilon: 0.2,
+            },
+            Metric::Rmse,
+            [1.086, 2.2e-3, 1.055, 0.559],
+            [1.568, 1.499],
+            false,
+        ),
+        DatasetSetting {
+            append_num_nodes: true,
+            ..s(
+                "REDDIT-BINARY",
+                None,
+                Downstream::PcaKnn {
+                    components: 5,
+                    k: 300,
+                },
+                Metric::Auc,
+                [0.775, 0.046, 0.844, 0.999],
+                nan2,
+                false,
+            )
+        },
+        s(
+            "SBM",
+            Some(SBM_DELTA),
+            Downstream::Knn { k: 5 },
+            Metric::Accuracy,
+            [0.86, f64::NAN, 1.0, f64::NAN],
+            nan2,
+            false,
+        ),
+    ]
+}
+
+/// The setting of the dataset `name` (case-insensitive), if the paper has one.
+pub fn setting(name: &str) -> Option<DatasetSetting> {
+    settings()
+        .into_iter()
+        .find(|s| s.name.eq_ignore_ascii_case(name))
+}
+
+/// The SBM collection of Q1: 4 classes × `per_class` graphs on 200 nodes, two balanced blocks,
+/// `p_in = 0.5 + d`, `p_out = 0.5 − d` for `d ∈ {0.08, 0.16, 0.24, 0.32}`, drawn from `seed`.
+///
+/// # Errors
+/// None for valid sizes; graph-core's generator errors otherwise.
+///
+/// # Complexity
+/// O(4 · per_class · 200²).
+pub fn q1_sbm(per_class: usize, seed: u64) -> Result<(Vec<Graph>, Labels)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x53_42_4d);
+    let mut graphs = Vec::new();
+    let mut y = Vec::new();
+    for (c, d) in [0.08, 0.16, 0.24, 0.32].into_iter().enumerate() {
+        for _ in 0..per_class {
+            graphs.push(graph_core::generate::sbm(&[100, 100], 0.5 + d, 0.5 - d, &mut rng)?.0);
+            y.push(c);
+        }
+    }
+    Ok((graphs, Labels::Class(y)))
+}
+
+/// A dataset ready for evaluation, possibly a seeded subsample of its split.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The graphs (training rows first when subsampled).
+    pub graphs: Vec<Graph>,
+    /// Their labels.
+    pub labels: Labels,
+    /// The split into training and test rows.
+    pub split: Split,
+    /// Training rows of the full split (to rescale `k` in a subsample).
+    pub full_train: usize,
+}
+
+impl Prepared {
+    /// The dataset with its split, subsampled (seeded, each side on its own, order kept) to at
+    /// most `max_train` training and `max_test` test rows.
+    ///
+    /// # Example
+    /// ```
+    /// use homdp::Split;
+    /// use homdp::downstream::{Downstream, Labels};
+    /// use homdp::paper::Prepared;
+    /// let graphs = vec![graph_core::Graph::empty(3)?; 10];
+    /// let labels = Labels::Class(vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+    /// let split = Split { train: (0..8).collect(), test: vec![8, 9] };
+    /// let p = Prepared::subsample(graphs, labels, split, 4, 2, 1);
+    /// assert_eq!((p.split.train.len(), p.split.test.len(), p.full_train), (4, 2, 8));
+    /// // k-NN keeps its share of neighbours: k = 6 of 8 rows becomes 3 of 4.
+    /// assert_eq!(p.scaled(Downstream::Knn { k: 6 }), Downstream::Knn { k: 3 });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn subsample(
+        graphs: Vec<Graph>,
+        labels: Labels,
+        split: Split,
+        max_train: usize,
+        max_test: usize,
+        seed: u64,
+    ) -> Self {
+        let full_train = split.train.len();
+        if split.train.len() <= max_train && split.test.len() <= max_test {
+            return Self {
+                graphs,
+                labels,
+                split,
+                full_train,
+            };
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5355_4253);
+        let mut pick = |v: &[usize], m: usize| {
+            let mut v = v.to_vec();
+            v.shuffle(&mut rng);
+            v.truncate(m);
+            v.sort_unstable();
+            v
+        };
+        let (tr, te) = (pick(&split.train, max_train), pick(&split.test, max_test));
+        let idx: Vec<usize> = tr.iter().chain(&te).copied().collect();
+        Self {
+            graphs: idx.iter().map(|&i| graphs[i].clone()).collect(),
+            labels: labels.select(&idx),
+            split: Split {
+                train: (0..tr.len()).collect(),
+                test: (tr.len()..idx.len()).collect(),
+            },
+            full_train,
+        }
+    }
+
+    /// `model` with k rescaled to this subsample's training size (k-NN keeps the same share
+    /// of neighbours when the training set is subsampled; other models unchanged).
+    pub fn scaled(&self, model: Downstream) -> Downstream {
+        let scale = |k: usize| {
+            if self.split.train.len() < self.full_train {
+                ((k as f64 * self.split.train.len() as f64 / self.full_train as f64).round()
+                    as usize)
+                    .max(1)
+            } else {
+                k
+            }
+        };
+        match model {
+            Downstream::Knn { k } => Downstream::Knn { k: scale(k) },
+            Downstream::PcaKnn { components, k } => Downstream::PcaKnn {
+                components,
+                k: scale(k),
+            },
+            m => m,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_cover_the_papers_datasets_with_their_numbers() {
+        let names: Vec<&str> = settings().iter().map(|s| s.name).collect();
+        assert_eq!(
+            names,
+            [
+                "HIV",
+                "BACE",
+                "BBBP",
+                "Lipophilicity",
+                "REDDIT-BINARY",
+                "SBM"
+            ]
+        );
+        let reddit = setting("reddit-binary").unwrap();
+        assert!(reddit.append_num_nodes && reddit.degree_bound.is_none());
+        assert_eq!(setting("Lipophilicity").unwrap().metric, Metric::Rmse);
+        assert!(setting("ZINC").is_none());
+    }
+
+    #[test]
+    fn q1_sbm_is_seeded_and_balanced() -> Result<()> {
+        let (a, la) = q1_sbm(3, 5)?;
+        let (b, _) = q1_sbm(3, 5)?;
+        assert_eq!(a, b);
+        let Labels::Class(y) = la else {
+            panic!("class labels")
+        };
+        assert_eq!(y, [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]);
+        // Denser blocks for larger d: class 3 has more edges than class 0 on average.
+        let e = |r: std::ops::Range<usize>| a[r].iter().map(Graph::num_edges).sum::<usize>();
+        assert!(e(9..12) > 0 && e(0..3) > 0);
+        Ok(())
+    }
+}

@@ -1,0 +1,31 @@
+//! A user's program: a private homdp embedding and an EdgeRefine release of generated graphs.
+
+use graph_core::generate::erdos_renyi;
+use homdp::{EmbeddingParams, PatternSampler, embed};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut rng = dp_core::rng::seeded_rng(3);
+    let graphs = (0..10)
+        .map(|_| erdos_renyi(30, 0.2, &mut rng))
+        .collect::<Result<Vec<_>, _>>()?;
+    let patterns = PatternSampler::forests().sample_many(20, &mut rng);
+    let emb = embed(&patterns, &graphs, &EmbeddingParams::new(0.5), &mut rng)?;
+    println!(
+        "homdp: {:?} embedding, eps = {:.4} at delta = {}",
+        emb.values().shape(),
+        emb.guarantee().eps(),
+        emb.guarantee().delta()
+    );
+
+    let g = erdos_renyi(200, 0.05, &mut rng)?;
+    let noisy = edgerefine::perturb(&g, 2.0, &mut rng)?;
+    let params = edgerefine::RefineParams::new(2.0, g.num_edges() as u64);
+    let release = edgerefine::refine(&noisy, &params)?;
+    println!(
+        "edgerefine: {} true edges, {} noisy, {} released",
+        g.num_edges(),
+        noisy.num_edges(),
+        release.graph.num_edges()
+    );
+    Ok(())
+}

@@ -1,0 +1,178 @@
+//! The command line of `cargo xtask`: every command and flag, typed (clap). An unknown flag or
+//! value is an error naming it; `--help` on any command lists its flags.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Project automation for dpgraph: datasets, the experiments of the papers, benchmarks, CI.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Registry datasets: list, install, verify ($DPGRAPH_DATA, default ./data).
+    #[command(subcommand)]
+    Datasets(DatasetsCommand),
+    /// Reproduce the experiments into target/repro (CSV, JSON, Markdown, SVG) and compare
+    /// them with the committed reference results in results/.
+    Repro(ReproArgs),
+    /// Source hygiene: every .rs starts with //!, no todo!/unimplemented!/dbg!.
+    Tidy,
+    /// Run the criterion benchmarks (release); extra arguments go to `cargo bench`.
+    Bench {
+        /// Arguments passed to `cargo bench --workspace`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// What .ci/run checks: fmt --check, clippy -D warnings, test --workspace, tidy.
+    Ci,
+}
+
+/// `cargo xtask datasets …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum DatasetsCommand {
+    /// Registry datasets and whether they are installed.
+    List,
+    /// Install datasets: the embedded copy, else the registry's upstream archives.
+    Install {
+        /// Dataset names (see `datasets list`).
+        names: Vec<String>,
+        /// Install every registry dataset.
+        #[arg(long, conflicts_with = "names")]
+        all: bool,
+        #[command(flatten)]
+        source: SourceArgs,
+        /// A mirror of converted files to install from instead [env: DPGRAPH_MIRROR].
+        #[arg(long, value_name = "DIR_OR_URL")]
+        from: Option<String>,
+    },
+    /// Re-check the SHA-256 of installed datasets (default: all installed).
+    Verify {
+        /// Dataset names.
+        names: Vec<String>,
+    },
+}
+
+/// Where upstream archives come from.
+#[derive(Debug, Args)]
+pub(crate) struct SourceArgs {
+    /// Read upstream archives from this directory or URL, standing in for every upstream
+    /// host [env: DPGRAPH_UPSTREAM].
+    #[arg(long, value_name = "DIR_OR_URL")]
+    pub(crate) upstream: Option<String>,
+    /// Never download: datasets that are not installed and not embedded are skipped.
+    #[arg(long)]
+    pub(crate) offline: bool,
+}
+
+/// An experiment of `cargo xtask repro`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Experiment {
+    /// Installed datasets checked against the registry; generators and partitions.
+    Foundation,
+    /// GCN/GAT/GIN/MLP on Cora and GIN on MUTAG (EdgeRefine's protocol), against the
+    /// required accuracies.
+    Gnn,
+    /// The homdp tables: main, Q1, Q2 and the privacy–utility curve.
+    Homdp,
+    /// EdgeRefine: accuracy over ε of GNNs on every method's releases, PUBI, the attack.
+    Edgerefine,
+    /// CE-FedGNN against its baselines and ablations; F1 over K; ε(p) over σ₀.
+    Cefedgnn,
+}
+
+impl Experiment {
+    /// Every experiment, in run order.
+    pub(crate) const ALL: [Self; 5] = [
+        Self::Foundation,
+        Self::Gnn,
+        Self::Homdp,
+        Self::Edgerefine,
+        Self::Cefedgnn,
+    ];
+
+    /// The name of its output folder.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Foundation => "foundation",
+            Self::Gnn => "gnn",
+            Self::Homdp => "homdp",
+            Self::Edgerefine => "edgerefine",
+            Self::Cefedgnn => "cefedgnn",
+        }
+    }
+}
+
+/// A table of `repro homdp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HomdpTable {
+    /// The main table (every dataset, ρ = 0.01 and ∞, the attack, the GIN baselines).
+    Main,
+    /// Q1: SBM, cycles against trees.
+    Q1,
+    /// Q2: HIV, treewidth of the patterns.
+    Q2,
+    /// The privacy–utility curve.
+    Curve,
+}
+
+/// `cargo xtask repro …`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Every table records the seed, the parameters and the git revision; every run ends with
+<out>/comparison.md against the reference. Datasets an experiment needs are installed on first
+use (embedded copies, then upstream downloads). Environment: DPGRAPH_DATA (data directory),
+DPGRAPH_UPSTREAM (as --upstream), DPGRAPH_MIRROR (install from a mirror of converted files).")]
+pub(crate) struct ReproArgs {
+    /// Experiments to run (default: all, in this order).
+    #[arg(value_enum)]
+    pub(crate) experiments: Vec<Experiment>,
+    /// Minutes on 2 cores (the default).
+    #[arg(long, conflicts_with = "full")]
+    pub(crate) quick: bool,
+    /// The full-size experiments.
+    #[arg(long)]
+    pub(crate) full: bool,
+    /// Master seed.
+    #[arg(long, default_value_t = 42)]
+    pub(crate) seed: u64,
+    /// Where the run writes (default target/repro; the reference folder needs
+    /// --update-reference).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// Exit non-zero when a number that should agree with the reference does not.
+    #[arg(long)]
+    pub(crate) check: bool,
+    /// The reference results to compare with (default results/).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) reference: Option<PathBuf>,
+    /// Allow --out to be the reference folder (rewrites committed results).
+    #[arg(long)]
+    pub(crate) update_reference: bool,
+    /// homdp: run only these datasets (comma-separated, case-insensitive; e.g. BBBP,BACE);
+    /// the other datasets' rows are kept from an earlier table in --out.
+    #[arg(long, value_delimiter = ',', value_name = "DATASETS")]
+    pub(crate) only: Vec<String>,
+    /// homdp: run only these tables (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLES")]
+    pub(crate) tables: Vec<HomdpTable>,
+    /// edgerefine: run only these parts (comma-separated: cora, acm, dblp, amap, blink, mutag,
+    /// rae, pubi).
+    #[arg(long, value_delimiter = ',', value_name = "PARTS")]
+    pub(crate) parts: Vec<String>,
+    /// edgerefine: reuse the tables and per-(ε, seed) caches of an earlier run in --out.
+    #[arg(long)]
+    pub(crate) resume: bool,
+    /// edgerefine: start no new chunk after this many minutes (the tables say what is left
+    /// for a later --resume).
+    #[arg(long, value_name = "MINUTES")]
+    pub(crate) budget_min: Option<f64>,
+}

@@ -29,12 +29,12 @@ pub(crate) enum DatasetsCmd {
         /// Every dataset of the registry (those needing manual steps are listed as skipped).
         #[arg(long)]
         all: bool,
-        /// Install from a mirror of converted files laid out as <DIR_OR_URL>/<name>/<file>
+        /// Install from a mirror of converted files laid out as DIR_OR_URL/NAME/FILE
         /// instead of upstream [env: DPGRAPH_MIRROR].
         #[arg(long, value_name = "DIR_OR_URL")]
         from: Option<String>,
-        /// Read each upstream URL from DIR_OR_URL/<last path segment of the URL> (a cache,
-        /// proxy or local copy) [env: DPGRAPH_UPSTREAM].
+        /// Read each upstream URL from DIR_OR_URL/SEGMENT, SEGMENT being the URL's last path
+        /// segment (a cache, proxy or local copy) [env: DPGRAPH_UPSTREAM].
         #[arg(long, value_name = "DIR_OR_URL")]
         upstream: Option<String>,
         /// Never fetch: embedded copies only.

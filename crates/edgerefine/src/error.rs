@@ -51,6 +51,14 @@ pub enum EdgeRefineError {
     Graph(#[from] graph_core::GraphError),
 }
 
+/// A gnn error while training on a release (feature `train`), kept as its message.
+#[cfg(feature = "train")]
+impl From<gnn::Error> for EdgeRefineError {
+    fn from(e: gnn::Error) -> Self {
+        Self::Train(e.to_string())
+    }
+}
+
 /// Result alias of edgerefine.
 pub type Result<T, E = EdgeRefineError> = std::result::Result<T, E>;
 

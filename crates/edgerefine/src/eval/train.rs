@@ -224,7 +224,6 @@ pub fn train_on_release(
             got: released.num_nodes(),
         });
     }
-    let gnn_err = |e: gnn::Error| EdgeRefineError::Train(e.to_string());
     let split = NodeSplit::random(
         ds.graph().num_nodes(),
         split.0,
@@ -240,8 +239,7 @@ pub fn train_on_release(
                 None => edges,
             };
             t.with_edges(edges)
-        })
-        .map_err(gnn_err)?;
+        })?;
     let cfg = model.config(task.num_features(), task.num_classes());
     let cfg = match dropout {
         Some(d) => cfg.with_dropout(d).with_input_dropout(Some(0.0)),
@@ -255,14 +253,11 @@ pub fn train_on_release(
         .with_monitor(monitor)
         .with_seed(seed);
     let start = Instant::now();
-    let out = train_node_classifier(&task, &cfg, &train, &Device::flex()).map_err(gnn_err)?;
+    let out = train_node_classifier(&task, &cfg, &train, &Device::flex())?;
     Ok(RunScore {
         test_acc: out.test_acc,
         val_acc: out.val_acc,
-        val_loss: out
-            .history
-            .get(out.best_epoch)
-            .map_or(f64::NAN, |e| e.val_loss),
+        val_loss: best_val_loss(&out.history, out.best_epoch),
         train_s: start.elapsed().as_secs_f64(),
         epochs: out.epochs,
     })
@@ -291,29 +286,29 @@ pub fn mutag_protocol(seed: u64) -> TrainConfig {
 /// # Complexity
 /// O(epochs · Σ (n_g + m_g) · width).
 pub fn train_graph_release(ds: &GraphDataset, model: GraphModel, seed: u64) -> Result<RunScore> {
-    let gnn_err = |e: gnn::Error| EdgeRefineError::Train(e.to_string());
-    let task = GraphTask::from_dataset(ds, NodeFeatures::OneHotLabels).map_err(gnn_err)?;
+    let task = GraphTask::from_dataset(ds, NodeFeatures::OneHotLabels)?;
     let cfg = model.config(task.num_features(), task.num_outputs());
     let split = GraphSplit::random(
         task.len(),
         0.8,
         0.1,
         &mut rand_chacha::ChaCha8Rng::seed_from_u64(seed),
-    )
-    .map_err(gnn_err)?;
+    )?;
     let train = mutag_protocol(seed);
     let start = Instant::now();
-    let out = train_graph_model(&task, &split, &cfg, &train, &Device::flex()).map_err(gnn_err)?;
+    let out = train_graph_model(&task, &split, &cfg, &train, &Device::flex())?;
     Ok(RunScore {
         test_acc: out.test_acc,
         val_acc: out.val_acc,
-        val_loss: out
-            .history
-            .get(out.best_epoch)
-            .map_or(f64::NAN, |e| e.val_loss),
+        val_loss: best_val_loss(&out.history, out.best_epoch),
         train_s: start.elapsed().as_secs_f64(),
         epochs: out.epochs,
     })
+}
+
+/// The logged validation loss of the selected epoch (NaN when it was not logged).
+fn best_val_loss(history: &[gnn::train::EpochLog], best_epoch: usize) -> f64 {
+    history.get(best_epoch).map_or(f64::NAN, |e| e.val_loss)
 }
 
 /// Weights aligned with `graph.edges()` (u < v) spread to both directions in CSR order.

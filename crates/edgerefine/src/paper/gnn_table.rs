@@ -19,10 +19,6 @@ use rand_chacha::ChaCha8Rng;
 use crate::error::{EdgeRefineError, Result};
 use crate::eval::{GraphModel, NodeModel, mutag_protocol};
 
-fn gnn_err(e: gnn::Error) -> EdgeRefineError {
-    EdgeRefineError::Train(e.to_string())
-}
-
 /// The seeds of the protocol.
 pub const SEEDS: [u64; 5] = [0, 1, 2, 3, 4];
 
@@ -85,7 +81,7 @@ pub fn cora_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<
     let Dataset::Nodes(ds) = Registry::embedded().get("cora")?.load(data_dir)? else {
         return Err(EdgeRefineError::Train("cora is not a node dataset".into()));
     };
-    let base = NodeTask::from_dataset(&ds).map_err(gnn_err)?;
+    let base = NodeTask::from_dataset(&ds)?;
     let device = Device::flex();
     let models = [
         (NodeModel::Gcn, (0.865, 1.0)),
@@ -105,7 +101,7 @@ pub fn cora_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<
                 0.2,
                 &mut ChaCha8Rng::seed_from_u64(seed),
             )?;
-            let task = base.clone().with_split(split).map_err(gnn_err)?;
+            let task = base.clone().with_split(split)?;
             let train = TrainConfig::new()
                 .with_lr(0.005)
                 .with_weight_decay(1e-5)
@@ -113,7 +109,7 @@ pub fn cora_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec<
                 .with_patience(Some(100))
                 .with_seed(seed)
                 .with_progress(progress);
-            let out = train_node_classifier(&task, &cfg, &train, &device).map_err(gnn_err)?;
+            let out = train_node_classifier(&task, &cfg, &train, &device)?;
             runs.push(out.test_acc);
         }
         rows.push(Row::new(
@@ -138,17 +134,16 @@ pub fn mutag_table(data_dir: &Path, seeds: &[u64], progress: bool) -> Result<Vec
             "MUTAG is not a graph dataset".into(),
         ));
     };
-    let task = GraphTask::from_dataset(&ds, NodeFeatures::OneHotLabels).map_err(gnn_err)?;
+    let task = GraphTask::from_dataset(&ds, NodeFeatures::OneHotLabels)?;
     let device = Device::flex();
     let model = GraphModel::Gin;
     let cfg = model.config(task.num_features(), task.num_outputs());
     let start = Instant::now();
     let mut runs = Vec::new();
     for &seed in seeds {
-        let split = GraphSplit::random(task.len(), 0.8, 0.1, &mut ChaCha8Rng::seed_from_u64(seed))
-            .map_err(gnn_err)?;
+        let split = GraphSplit::random(task.len(), 0.8, 0.1, &mut ChaCha8Rng::seed_from_u64(seed))?;
         let train = mutag_protocol(seed).with_progress(progress);
-        let out = train_graph_model(&task, &split, &cfg, &train, &device).map_err(gnn_err)?;
+        let out = train_graph_model(&task, &split, &cfg, &train, &device)?;
         runs.push(out.test_acc);
     }
     Ok(vec![Row::new(

@@ -9,9 +9,8 @@
 //!
 //! Every function validates its inputs ([`crate::Error::InvalidParam`] naming the parameter) and
 //! rounds its result in the direction that keeps the guarantee: noise scales and privacy losses up,
-//! truncation orders down. The roundings reproduce, bit for bit, the ones the paper crates used
-//! before they called this module (their experiment outputs depend on them); each function's
-//! `# Rounding` section says what is guaranteed.
+//! truncation orders down, through the exact directed roundings of [`crate::float`]. Each
+//! function's `# Rounding` section says what is guaranteed.
 //!
 //! # Example
 //! ```
@@ -24,7 +23,7 @@
 
 use crate::Result;
 use crate::error::{invalid, non_negative, positive};
-use crate::float::inflate_ops;
+use crate::float::{div_up, inflate_ops, mul_down, mul_up, sqrt_down};
 use crate::measures::Tcdp;
 
 /// The standard deviation σ = Δ/√(2ρ) of Gaussian noise that makes a query with ℓ₂ sensitivity Δ
@@ -42,26 +41,36 @@ use crate::measures::Tcdp;
 /// Bun–Steinke 2016, Prop. 1.6: N(0, σ²) noise gives Δ²/(2σ²)-zCDP, so σ ≥ Δ/√(2ρ) gives ρ-zCDP.
 ///
 /// # Rounding
-/// σ is one ulp above the round-to-nearest evaluation `Δ / √(2ρ)`: the rounding homdp's release
-/// has always used (its outputs depend on these exact doubles). The two roundings before that
-/// ulp can together exceed it, so σ can fall below the real Δ/√(2ρ) by less than 10⁻¹⁶ relative
-/// (about 0.5% of random inputs). The mechanism built with this σ reports its own ρ rounded up
-/// exactly ([`crate::mechanisms::ValidGaussian::zcdp`]).
+/// σ ≥ Δ/√(2ρ) over the reals: Δ divided, rounded up, by √(2ρ) rounded down (exact directed
+/// roundings, [`crate::float::div_up`] and [`crate::float::sqrt_down`]), less than three ulps
+/// above the real value. (Until 2026-12 σ was the round-to-nearest quotient plus one ulp, which fell
+/// below the real value on about 0.5% of inputs, by less than 10⁻¹⁶ relative.)
 ///
 /// # Example
 /// ```
-/// let sigma = dp_core::calibrate::gaussian_sigma_zcdp(1.0, 0.005)?;
-/// assert_eq!(sigma, (1.0 / 0.01f64.sqrt()).next_up());
-/// assert!(sigma > 10.0 && sigma - 10.0 < 1e-14);
+/// // Exact inputs give the exact σ: √(2 · 0.125) = 0.5, so σ = 1.5 / 0.5 = 3.
+/// assert_eq!(dp_core::calibrate::gaussian_sigma_zcdp(1.5, 0.125)?, 3.0);
+/// let sigma = dp_core::calibrate::gaussian_sigma_zcdp(1.0, 0.005)?; // Δ/√(2ρ) ≈ 10
+/// assert!(sigma >= 10.0 && sigma - 10.0 < 1e-14);
 /// assert!(dp_core::calibrate::gaussian_sigma_zcdp(1.0, 0.0).is_err());
 /// # Ok::<(), dp_core::Error>(())
 /// ```
 pub fn gaussian_sigma_zcdp(sensitivity: f64, rho: f64) -> Result<f64> {
     let sensitivity = positive("sensitivity", sensitivity)?;
     let rho = positive("rho", rho)?;
-    let sigma = (sensitivity / (2.0 * rho).sqrt()).next_up();
+    let two_rho = 2.0 * rho; // exact unless it overflows
+    let sigma = if two_rho.is_finite() {
+        div_up(sensitivity, sqrt_down(two_rho))
+    } else {
+        // Δ/√(2ρ) = (Δ/√ρ)/√2, each step rounded up.
+        div_up(div_up(sensitivity, sqrt_down(rho)), sqrt_down(2.0))
+    };
     if !sigma.is_finite() {
         return invalid("rho", rho, "sensitivity / sqrt(2 rho) overflows");
+    }
+    if sigma < f64::MIN_POSITIVE {
+        // Below the normal range the directed roundings are not exact.
+        return invalid("rho", rho, "sensitivity / sqrt(2 rho) underflows");
     }
     Ok(sigma)
 }
@@ -82,24 +91,35 @@ pub fn gaussian_sigma_zcdp(sensitivity: f64, rho: f64) -> Result<f64> {
 /// [`crate::measures::MetricDp::gaussian`]).
 ///
 /// # Rounding
-/// One ulp above the round-to-nearest evaluation `Δ·Δ / (2σ·σ)` (so Δ = 0 gives the smallest
-/// positive double, not 0): the rounding cefedgnn's ledger has always used. Three roundings
-/// precede that ulp, so the result can fall below the real value by less than 2·10⁻¹⁶ relative
-/// (about 3% of random inputs); [`crate::mechanisms::ValidGaussian::zcdp`] is the exactly
-/// rounded-up ρ.
+/// ρ ≥ Δ²/(2σ²) over the reals: Δ² rounded up divided, rounded up, by 2σ² rounded down (exact
+/// directed roundings of [`crate::float`]), less than five ulps above the real value. Δ = 0 gives
+/// the smallest positive double rather than 0, so the result is always a valid
+/// [`crate::measures::Zcdp`]. (Until 2026-12 ρ was the round-to-nearest formula plus one ulp,
+/// which fell below the real value on about 3% of inputs, by less than 2·10⁻¹⁶ relative.)
 ///
 /// # Example
 /// ```
 /// let rho = dp_core::calibrate::gaussian_rho(0.2, 2.0)?;
-/// assert_eq!(rho, (0.2 * 0.2 / (2.0 * 2.0 * 2.0f64)).next_up());
-/// assert!((rho - 0.005).abs() < 1e-17);
+/// assert!(rho * 8.0 >= 0.2 * 0.2 && (rho - 0.005).abs() < 1e-17);
 /// assert!(dp_core::calibrate::gaussian_rho(-1.0, 2.0).is_err());
 /// # Ok::<(), dp_core::Error>(())
 /// ```
 pub fn gaussian_rho(sensitivity: f64, sigma: f64) -> Result<f64> {
     let sensitivity = non_negative("sensitivity", sensitivity)?;
     let sigma = positive("sigma", sigma)?;
-    let rho = (sensitivity * sensitivity / (2.0 * sigma * sigma)).next_up();
+    let two_var = 2.0 * mul_down(sigma, sigma);
+    if two_var < f64::MIN_POSITIVE {
+        // Below the normal range the directed roundings are not exact; ρ would overflow anyway.
+        return invalid("sigma", sigma, "sensitivity^2 / (2 sigma^2) overflows");
+    }
+    // Below the normal range the directed roundings are not exact: floor at 2·MIN_POSITIVE, an
+    // upper bound on any value whose rounded evaluation falls there.
+    let floor = if sensitivity > 0.0 {
+        2.0 * f64::MIN_POSITIVE
+    } else {
+        f64::from_bits(1)
+    };
+    let rho = div_up(mul_up(sensitivity, sensitivity).max(floor), two_var).max(floor);
     if !rho.is_finite() {
         return invalid("sigma", sigma, "sensitivity^2 / (2 sigma^2) overflows");
     }
@@ -221,15 +241,70 @@ mod tests {
         assert!(is_invalid(smooth_gaussian_tcdp(0.1, 0.01, 0), "dim"));
     }
 
+    /// Exact sign of `a·b·c − d·e` for finite non-negative doubles (big-integer arithmetic on
+    /// their mantissas and exponents): the oracle for the directed roundings.
+    fn exact_cmp(a: f64, b: f64, c: f64, d: f64, e: f64) -> std::cmp::Ordering {
+        use num_bigint::BigUint;
+        // x = m·2^k exactly.
+        fn parts(x: f64) -> (BigUint, i64) {
+            assert!(x.is_finite() && x >= 0.0);
+            let bits = x.to_bits();
+            let exp = ((bits >> 52) & 0x7ff) as i64;
+            let frac = bits & ((1 << 52) - 1);
+            if exp == 0 {
+                (BigUint::from(frac), -1074)
+            } else {
+                (BigUint::from(frac | (1 << 52)), exp - 1075)
+            }
+        }
+        let prod = |xs: &[f64]| {
+            xs.iter().fold((BigUint::from(1u8), 0i64), |(m, k), &x| {
+                let (mx, kx) = parts(x);
+                (m * mx, k + kx)
+            })
+        };
+        let (ml, kl) = prod(&[a, b, c]);
+        let (mr, kr) = prod(&[d, e]);
+        let k = kl.min(kr);
+        (ml << (kl - k) as usize).cmp(&(mr << (kr - k) as usize))
+    }
+
     #[test]
-    fn pinned_bits_of_the_historical_roundings() {
-        // Values the paper crates computed by hand before calling this module; their experiment
-        // outputs depend on these exact doubles.
-        let sigma = gaussian_sigma_zcdp(0.08, 0.01).unwrap();
-        assert_eq!(sigma.to_bits(), (0.08 / 0.02f64.sqrt()).next_up().to_bits());
-        assert_eq!(sigma.to_bits(), 0x3fe2_1a18_51ff_630b);
-        let rho = gaussian_rho(0.2, 1.0).unwrap();
-        assert_eq!(rho.to_bits(), 0x3f94_7ae1_47ae_147d);
+    fn sigma_and_rho_are_exact_upper_bounds() {
+        use rand::{RngExt, SeedableRng};
+        use std::cmp::Ordering::Less;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(7);
+        let mut tightest = 0;
+        for _ in 0..20_000 {
+            let d = 10f64.powf(rng.random_range(-3.0..3.0));
+            let rho = 10f64.powf(rng.random_range(-5.0..2.0));
+            // σ ≥ Δ/√(2ρ) ⟺ σ·σ·2ρ ≥ Δ·Δ.
+            let sigma = gaussian_sigma_zcdp(d, rho).unwrap();
+            assert_ne!(
+                exact_cmp(sigma, sigma, 2.0 * rho, d, d),
+                Less,
+                "σ({d}, {rho})"
+            );
+            // Less than three ulps above: the double three below is too small.
+            let low = sigma.next_down().next_down().next_down();
+            assert_eq!(
+                exact_cmp(low, low, 2.0 * rho, d, d),
+                Less,
+                "σ({d}, {rho}) loose"
+            );
+            // ρ ≥ Δ²/(2σ²) ⟺ ρ·2σ·σ ≥ Δ·Δ, for σ drawn on its own.
+            let s = 10f64.powf(rng.random_range(-3.0..3.0));
+            let r = gaussian_rho(d, s).unwrap();
+            assert_ne!(exact_cmp(r, 2.0 * s, s, d, d), Less, "ρ({d}, {s})");
+            // Less than five ulps above.
+            let low = (0..5).fold(r, |x, _| x.next_down());
+            assert_eq!(exact_cmp(low, 2.0 * s, s, d, d), Less, "ρ({d}, {s}) loose");
+            if exact_cmp(r.next_down(), 2.0 * s, s, d, d) == Less {
+                tightest += 1;
+            }
+        }
+        // Often the smallest double that is an upper bound.
+        assert!(tightest > 2_000, "{tightest}");
         assert_eq!(gaussian_rho(0.0, 1.0).unwrap(), f64::from_bits(1));
         let t = smooth_gaussian_tcdp(0.01, 0.002, 50).unwrap();
         assert_eq!(t.rho().to_bits(), 0x3f95_4c98_5f06_f69a);
@@ -237,6 +312,23 @@ mod tests {
         let t1 = smooth_gaussian_tcdp(1.0, 0.2, 50).unwrap();
         assert_eq!(t1.rho(), inflate_ops(2.0 + 200.0 * 0.2 * 0.2, 4));
         assert_eq!(t1.omega(), (1.0 / 0.8f64).next_down());
+    }
+
+    #[test]
+    fn the_historical_roundings_could_fall_below_the_bound() {
+        // Why the roundings changed: the round-to-nearest evaluation plus one ulp, as used until
+        // 2026-12, is below the real σ for some inputs (found by the search below).
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(11);
+        let below = (0..20_000)
+            .filter(|_| {
+                let d = 10f64.powf(rng.random_range(-3.0..3.0));
+                let rho = 10f64.powf(rng.random_range(-5.0..2.0));
+                let old = (d / (2.0 * rho).sqrt()).next_up();
+                exact_cmp(old, old, 2.0 * rho, d, d) == std::cmp::Ordering::Less
+            })
+            .count();
+        assert!(below > 0, "no input found where the old σ was too small");
     }
 
     #[test]

@@ -7,11 +7,11 @@
 //! | [`add_up`] | smallest double ≥ a + b | TwoSum (OpenDP's `inf_add`) |
 //! | [`mul_up`], [`mul_down`] | smallest double ≥ a · b, largest ≤ a · b | FMA remainder (OpenDP's `inf_mul`) |
 //! | [`div_up`] | smallest double ≥ a / b | FMA remainder |
-//! | [`sqrt_up`] | smallest double ≥ √x | FMA remainder |
+//! | [`sqrt_up`], [`sqrt_down`] | smallest double ≥ √x, largest ≤ √x | FMA remainder |
 //! | [`inflate`] | value + a bound on the error of a short formula with `ln`/`exp` | 16 ε per unit of magnitude, then one ulp |
 //! | [`inflate_ops`] | bound on a product/quotient/sum chain of `ops` roundings | relative `ops` · ε, then one ulp |
 //!
-//! The first five are exact directed roundings (error-free transformations) for finite results in the
+//! The first six are exact directed roundings (error-free transformations) for finite results in the
 //! normal range; a non-finite result is returned as it is. Results of formulas that call `ln`, `exp` or
 //! `ln_1p` (not correctly rounded by libm) go through [`inflate`]. Other crates call these helpers
 //! instead of rounding by hand (`next_up`, `1 + k·ε` factors), so every privacy number of dpgraph is
@@ -143,6 +143,26 @@ pub fn sqrt_up(x: f64) -> f64 {
     let s = x.sqrt();
     if s.mul_add(s, -x) < 0.0 {
         s.next_up()
+    } else {
+        s
+    }
+}
+
+/// Largest double ≤ √x for x ≥ 0 (NaN for x < 0 or NaN, +∞ for +∞).
+///
+/// # Example
+/// ```
+/// use dp_core::float::sqrt_down;
+/// assert_eq!(sqrt_down(4.0), 2.0);
+/// let r = sqrt_down(2.0);
+/// // r² ≤ 2 exactly: the FMA residual r·r − 2 is computed without rounding error.
+/// assert!(r.mul_add(r, -2.0) <= 0.0);
+/// assert!(sqrt_down(-1.0).is_nan());
+/// ```
+pub fn sqrt_down(x: f64) -> f64 {
+    let s = x.sqrt();
+    if s.is_finite() && s.mul_add(s, -x) > 0.0 {
+        s.next_down()
     } else {
         s
     }

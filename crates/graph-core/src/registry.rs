@@ -15,7 +15,7 @@ use crate::loaders::{load_node_npy, load_tu};
 use crate::node_data::NodeDataset;
 
 /// The registry file compiled into the library.
-const EMBEDDED: &str = include_str!("../../../datasets/registry.toml");
+const EMBEDDED: &str = include_str!("../datasets/registry.toml");
 
 /// Environment variable naming the data directory.
 pub const DATA_ENV: &str = "DPGRAPH_DATA";

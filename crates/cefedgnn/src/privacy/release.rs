@@ -368,15 +368,17 @@ mod tests {
     }
 
     #[test]
-    fn ledger_rho_keeps_its_bits() {
-        // p = 0.2, σ = σ₀·C = 1: ρ = p²/(2σ²) one ulp up, pinned before the number moved to
-        // dp-core.
+    fn ledger_rho_is_dp_cores_upper_bound() {
+        // p = 0.2, σ = σ₀·C = 1: the ledger holds dp-core's ρ = p²/(2σ²) rounded up (0.02 and
+        // a few ulps).
         let mut rel = BoundaryReleaser::new(0, cfg(0.5), &[1], seeded_rng(0)).unwrap();
         rel.release(0, 0, &[1], &[0.5], 1).unwrap();
         let entry = &rel.ledger().unwrap().entries()[0];
+        let want = dp_core::calibrate::gaussian_rho(0.2, 1.0).unwrap();
+        assert!(want >= 0.2 * 0.2 / 2.0 && want - 0.02 < 1e-16, "{want}");
         assert!(matches!(
             entry.measure(),
-            dp_core::ledger::Measure::Zcdp(z) if z.rho().to_bits() == 0x3f94_7ae1_47ae_147d
+            dp_core::ledger::Measure::Zcdp(z) if z.rho() == want
         ));
     }
 

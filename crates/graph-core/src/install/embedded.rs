@@ -4,8 +4,8 @@
 /// The archive of dataset `name`, if one is embedded.
 pub(super) fn archive(name: &str) -> Option<&'static [u8]> {
     match name {
-        "cora" => Some(include_bytes!("../../../../datasets/embedded/cora.tar.gz")),
-        "MUTAG" => Some(include_bytes!("../../../../datasets/embedded/MUTAG.tar.gz")),
+        "cora" => Some(include_bytes!("../../datasets/embedded/cora.tar.gz")),
+        "MUTAG" => Some(include_bytes!("../../datasets/embedded/MUTAG.tar.gz")),
         _ => None,
     }
 }

@@ -12,6 +12,7 @@
 //! `2(ε1 + ε2)` ([`EdgePerturbation::edge_dp_eps`]), while Hidano & Murakami (and the paper)
 //! state `ε1 + ε2` per adjacency list (edge LDP).
 
+use dp_core::measures::Compose;
 use dp_core::mechanisms::{LaplaceParams, RandomizedResponseParams};
 use graph_core::Graph;
 use rand::CryptoRng;
@@ -83,22 +84,28 @@ impl EdgePerturbation {
     /// edge is in two adjacency lists and two degrees); `None` without perturbation.
     ///
     /// # Privacy
-    /// Pure ε-DP, with each mechanism's implemented ε (dp-core's `pure_dp`, rounded up);
-    /// infinite for parameters that dp-core refuses (such a perturbation cannot be applied).
+    /// Pure ε-DP, with each mechanism's implemented ε (dp-core's `pure_dp`) composed by
+    /// dp-core (basic composition, Dwork–Roth 2014, Thm. 3.16: the Laplace degree and the RR
+    /// list of one node, then the two lists that hold the edge), rounded up; infinite for
+    /// parameters that dp-core refuses (such a perturbation cannot be applied).
     pub fn edge_dp_eps(&self) -> Option<f64> {
         let rr = |eps: f64| {
             RandomizedResponseParams::new(eps)
                 .check()
-                .map_or(f64::INFINITY, |m| m.pure_dp().eps())
+                .map(|m| m.pure_dp())
         };
         match *self {
             Self::None => None,
-            Self::RandomizedResponse { eps } => Some(rr(eps)),
+            Self::RandomizedResponse { eps } => Some(rr(eps).map_or(f64::INFINITY, |p| p.eps())),
             Self::DegreePreserving { eps1, eps2 } => {
-                let lap = LaplaceParams::new(1.0 / eps1)
+                let per_list = LaplaceParams::new(1.0 / eps1)
                     .check()
-                    .map_or(f64::INFINITY, |m| m.pure_dp().eps());
-                Some((2.0 * (lap + rr(eps2))).next_up())
+                    .and_then(|lap| lap.pure_dp().compose(&rr(eps2)?));
+                Some(
+                    per_list
+                        .and_then(|l| l.compose_n(2))
+                        .map_or(f64::INFINITY, |p| p.eps()),
+                )
             }
         }
     }

@@ -4,6 +4,56 @@
 //!
 //! [`fit_evaluate`] runs one model from the paper's table on a train/test split and returns the
 //! test metrics ([`Scores`]).
+//!
+//! # In a linfa pipeline
+//! Every model also implements linfa's traits on [`linfa::DatasetBase`] (records `f64`
+//! matrices, owned or views; sample weights are ignored), so it can stand wherever a linfa
+//! model does (e.g. in `Dataset::cross_validate_single`):
+//!
+//! | hyper-parameters ([`linfa::traits::Fit`]) | fitted model ([`linfa::traits::Predict`]) | targets |
+//! |---|---|---|
+//! | [`StandardScalerParams`] | [`StandardScaler`] | the scaled records |
+//! | [`PcaParams`] | [`Pca`] | the projected records |
+//! | [`KnnParams`] | [`KnnClassifier`] | classes `usize` |
+//! | [`RandomForestParams`] | [`RandomForest`] | classes `usize` |
+//! | [`BaggedTreesParams`] | [`BaggedTrees`] | classes `usize` |
+//! | [`LinearSvrParams`] | [`LinearSvr`] | reals `f64` |
+//!
+//! The scaler and the PCA also implement [`linfa::traits::Transformer`] on datasets. The
+//! classifiers' class shares (ROC-AUC scores) are their inherent `predict_proba`. The error type
+//! is [`HomdpError`] (linfa's own errors convert into it). Fitted through linfa, a model gives
+//! the numbers of the function API ([`knn_proba`], [`random_forest_proba`], …) bit for bit
+//! (the bagged trees inherit a run-to-run tie-break of linfa-trees: see [`bagged_trees_proba`]).
+//! Where a type also has an inherent method of the same name (`LinearSvr::predict`,
+//! `StandardScaler::transform`, `Pca::transform`), call the linfa one by its trait:
+//! `Predict::predict(&model, &x)`.
+//!
+//! Why these are not linfa's own models (each compared in `tests/downstream_linfa.rs`):
+//! linfa-nn's indexes break distance ties in heap order, not by training index, and its
+//! searches are slower than the blocked brute force here (see [`knn_proba`]); linfa-svm's SMO
+//! ε-SVR solves a different problem (unregularised bias), takes minutes on Lipophilicity and
+//! panics with shrinking on (see [`LinearSvr`]); linfa-reduction's PCA is an iterative truncated
+//! SVD and linfa-preprocessing's scaler multiplies by `1/σ`, so neither gives our numbers bit
+//! for bit (see [`Pca`], [`StandardScaler`]); linfa-ensemble's forest has no class shares and no
+//! per-split feature sampling (see [`random_forest_proba`]). None is in the default
+//! dependencies: each would push `homdp` past its lean dependency budget.
+//!
+//! # Example
+//! ```
+//! use homdp::downstream::{KnnClassifier, StandardScaler};
+//! use linfa::prelude::*;
+//! use ndarray::array;
+//! let x = array![[0.0, 1.0], [0.2, 1.1], [0.1, 0.9], [2.0, 3.0], [2.2, 3.1], [2.1, 2.9]];
+//! let ds = Dataset::new(x, array![0usize, 0, 0, 1, 1, 1]);
+//! // Scale, then k-NN: linfa's Fit / Transformer / Predict.
+//! let scaler = StandardScaler::params().fit(&ds)?;
+//! let ds = Transformer::transform(&scaler, ds);
+//! let knn = KnnClassifier::params(3).fit(&ds)?;
+//! let test = Predict::predict(&scaler, &array![[0.05, 1.0], [2.05, 3.0]]);
+//! assert_eq!(knn.predict(&test), array![0, 1]);
+//! assert_eq!(knn.predict_proba(test.view())?.row(1).to_vec(), vec![0.0, 1.0]);
+//! # Ok::<(), homdp::HomdpError>(())
+//! ```
 
 mod forest;
 mod knn;
@@ -12,14 +62,17 @@ mod random_forest;
 mod scale;
 mod svr;
 
-pub use forest::bagged_trees_proba;
-pub use knn::{knn_classify, knn_proba};
-pub use pca::Pca;
-pub use random_forest::{ForestParams, MaxFeatures, random_forest_proba};
-pub use scale::StandardScaler;
-pub use svr::{LinearSvr, linear_svr};
+pub use forest::{BaggedTrees, BaggedTreesParams, bagged_trees_proba};
+pub use knn::{KnnClassifier, KnnParams, knn_classify, knn_neighbours, knn_proba};
+pub use pca::{Pca, PcaParams};
+pub use random_forest::{
+    ForestParams, MaxFeatures, RandomForest, RandomForestParams, random_forest_proba,
+};
+pub use scale::{StandardScaler, StandardScalerParams};
+pub use svr::{LinearSvr, LinearSvrParams, linear_svr};
 
-use ndarray::{Array2, ArrayView2};
+use linfa::dataset::AsSingleTargets;
+use ndarray::{Array1, Array2, ArrayView2};
 
 use crate::error::{HomdpError, Result, invalid};
 use crate::metrics::{accuracy, rmse, roc_auc};
@@ -238,18 +291,7 @@ where
     F: Fn(ArrayView2<'_, f64>, &[usize], ArrayView2<'_, f64>) -> Result<Array2<f64>>,
 {
     let p = proba(tr.view(), ytr, te.view())?;
-    let pred: Vec<usize> = p
-        .outer_iter()
-        .map(|row| {
-            let mut best = 0;
-            for (c, &v) in row.iter().enumerate() {
-                if v > row[best] {
-                    best = c;
-                }
-            }
-            best
-        })
-        .collect();
+    let pred = argmax_rows(p.view()).to_vec();
     let classes = p.ncols();
     let auc = if classes == 2 {
         let labels: Vec<bool> = yte.iter().map(|&y| y == 1).collect();
@@ -269,7 +311,6 @@ where
     })
 }
 
-/// Number of classes `max + 1` of the training and test labels.
 /// A labelled, non-empty training matrix and a test matrix with the same columns.
 pub(crate) fn check_train_test(
     train: ArrayView2<'_, f64>,
@@ -293,6 +334,53 @@ pub(crate) fn check_train_test(
     Ok(())
 }
 
+/// Number of classes `max + 1` of the labels, at least 2.
 pub(crate) fn num_classes(y: &[usize]) -> usize {
     y.iter().max().map_or(0, |m| m + 1).max(2)
+}
+
+/// The column of each row's largest value (ties to the smaller column): the predicted class of
+/// a class-share matrix.
+pub(crate) fn argmax_rows(p: ArrayView2<'_, f64>) -> Array1<usize> {
+    p.outer_iter()
+        .map(|row| {
+            let mut best = 0;
+            for (c, &v) in row.iter().enumerate() {
+                if v > row[best] {
+                    best = c;
+                }
+            }
+            best
+        })
+        .collect()
+}
+
+/// The single targets of a linfa dataset as a vector (linfa's views need not be contiguous).
+pub(crate) fn targets_vec<T: AsSingleTargets>(t: &T) -> Vec<T::Elem>
+where
+    T::Elem: Copy,
+{
+    t.as_single_targets().iter().copied().collect()
+}
+
+/// Panics unless `x` has `columns` columns: linfa's `predict` cannot return an error, and its
+/// own models panic on a shape mismatch too.
+pub(crate) fn assert_columns(model: &str, x: ArrayView2<'_, f64>, columns: usize) {
+    assert_eq!(
+        x.ncols(),
+        columns,
+        "{model}: the records have {} columns, the model was fitted on {columns}",
+        x.ncols()
+    );
+}
+
+/// linfa's errors (from its dataset helpers) as [`HomdpError::Downstream`], so that
+/// [`HomdpError`] can be the error type of our [`linfa::traits::Fit`] implementations.
+impl From<linfa::Error> for HomdpError {
+    fn from(e: linfa::Error) -> Self {
+        Self::Downstream {
+            model: "linfa",
+            reason: e.to_string(),
+        }
+    }
 }

@@ -4,15 +4,23 @@
 //!
 //! Trees are fitted in parallel (rayon); tree `t` draws its bootstrap sample and its feature
 //! subsets from `ChaCha8(seed, stream t)`, so the forest does not depend on the thread count.
+//! Through linfa: [`RandomForestParams`] → [`RandomForest`].
+//!
+//! linfa-ensemble 0.8.1's random forest draws its feature subset once per tree, not per split,
+//! and votes without class shares (needed for ROC-AUC), so it is not scikit-learn's forest that
+//! the paper's BBBP row uses.
 
-use ndarray::{Array2, ArrayView1, ArrayView2};
+use linfa::DatasetBase;
+use linfa::dataset::AsSingleTargets;
+use linfa::traits::{Fit, PredictInplace};
+use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix2};
 use rand::seq::SliceRandom;
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use super::num_classes;
-use crate::error::{Result, invalid};
+use super::{argmax_rows, assert_columns, num_classes, targets_vec};
+use crate::error::{HomdpError, Result, invalid};
 
 /// Features considered at each split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -283,61 +291,170 @@ pub fn random_forest_proba(
     params: &ForestParams,
     seed: u64,
 ) -> Result<Array2<f64>> {
-    if params.trees == 0 {
-        return invalid("trees", 0.0, "need at least one tree");
-    }
-    if params.min_split < 2 {
-        return invalid(
-            "min_split",
-            params.min_split as f64,
-            "a split needs at least 2 samples",
-        );
-    }
-    if params.max_features == MaxFeatures::Count(0) {
-        return invalid("max_features", 0.0, "need at least one feature per split");
-    }
     super::check_train_test(train, labels, test)?;
-    if let Some(&v) = train.iter().chain(test.iter()).find(|v| !v.is_finite()) {
+    if let Some(&v) = test.iter().find(|v| !v.is_finite()) {
         return invalid("features", v, "must be finite");
     }
-    let classes = num_classes(labels);
-    let n = train.nrows();
-    let grower = Grower {
-        x: train,
-        y: labels,
-        classes,
-        min_split: params.min_split,
-        max_features: params.max_features.of(train.ncols()).max(1),
-    };
-    let trees: Vec<Tree> = (0..params.trees)
-        .into_par_iter()
-        .map(|t| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            rng.set_stream(t as u64);
-            let idx: Vec<usize> = if params.bootstrap {
-                (0..n).map(|_| rng.random_range(0..n)).collect()
-            } else {
-                (0..n).collect()
-            };
-            grower.grow(idx, &mut rng)
+    Ok(RandomForest::grow(train, labels, params, seed)?.proba(test))
+}
+
+/// Hyper-parameters of [`RandomForest`] for linfa's [`Fit`]: the forest's and the seed of its
+/// bootstrap samples and feature draws (tree `t` uses `ChaCha8(seed, stream t)`).
+///
+/// # Example
+/// ```
+/// use homdp::downstream::{ForestParams, RandomForest};
+/// use linfa::prelude::*;
+/// use ndarray::array;
+/// let x = array![[0.0, 5.0], [0.1, 2.0], [0.2, 7.0], [0.3, 1.0], [1.0, 3.0], [1.1, 6.0], [1.2, 0.0], [1.3, 4.0]];
+/// let ds = Dataset::new(x, array![0usize, 0, 0, 0, 1, 1, 1, 1]);
+/// let forest = RandomForest::params(ForestParams::new(50, 2), 1).fit(&ds)?;
+/// assert_eq!(forest.predict(&array![[0.05, 3.0], [1.25, 3.0]]), array![0, 1]);
+/// # Ok::<(), homdp::HomdpError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RandomForestParams {
+    /// The forest's hyper-parameters.
+    pub forest: ForestParams,
+    /// Seed of the bootstrap samples and feature draws.
+    pub seed: u64,
+}
+
+/// A fitted random forest ([`random_forest_proba`]'s trees): [`RandomForest::predict_proba`]
+/// gives the class shares, linfa's `predict` their argmax (ties to the smaller class).
+#[derive(Clone, Debug)]
+pub struct RandomForest {
+    trees: Vec<Tree>,
+    classes: usize,
+    features: usize,
+}
+
+impl RandomForest {
+    /// The hyper-parameters to fit with linfa.
+    pub fn params(forest: ForestParams, seed: u64) -> RandomForestParams {
+        RandomForestParams { forest, seed }
+    }
+
+    /// Grows the forest on `(train, labels)` (validated as in [`random_forest_proba`]).
+    fn grow(
+        train: ArrayView2<'_, f64>,
+        labels: &[usize],
+        params: &ForestParams,
+        seed: u64,
+    ) -> Result<Self> {
+        if params.trees == 0 {
+            return invalid("trees", 0.0, "need at least one tree");
+        }
+        if params.min_split < 2 {
+            return invalid(
+                "min_split",
+                params.min_split as f64,
+                "a split needs at least 2 samples",
+            );
+        }
+        if params.max_features == MaxFeatures::Count(0) {
+            return invalid("max_features", 0.0, "need at least one feature per split");
+        }
+        super::check_train_test(train, labels, train)?;
+        if let Some(&v) = train.iter().find(|v| !v.is_finite()) {
+            return invalid("features", v, "must be finite");
+        }
+        let classes = num_classes(labels);
+        let n = train.nrows();
+        let grower = Grower {
+            x: train,
+            y: labels,
+            classes,
+            min_split: params.min_split,
+            max_features: params.max_features.of(train.ncols()).max(1),
+        };
+        let trees: Vec<Tree> = (0..params.trees)
+            .into_par_iter()
+            .map(|t| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                rng.set_stream(t as u64);
+                let idx: Vec<usize> = if params.bootstrap {
+                    (0..n).map(|_| rng.random_range(0..n)).collect()
+                } else {
+                    (0..n).collect()
+                };
+                grower.grow(idx, &mut rng)
+            })
+            .collect();
+        Ok(Self {
+            trees,
+            classes,
+            features: train.ncols(),
         })
-        .collect();
-    let rows: Vec<Vec<f64>> = test
-        .outer_iter()
-        .into_par_iter()
-        .map(|x| {
-            let mut p = vec![0.0; classes];
-            for tree in &trees {
-                for (a, b) in p.iter_mut().zip(tree.proba(x)) {
-                    *a += b;
+    }
+
+    /// Mean over trees of the class shares in the leaf each row reaches (columns checked by
+    /// the caller).
+    fn proba(&self, test: ArrayView2<'_, f64>) -> Array2<f64> {
+        let classes = self.classes;
+        let rows: Vec<Vec<f64>> = test
+            .outer_iter()
+            .into_par_iter()
+            .map(|x| {
+                let mut p = vec![0.0; classes];
+                for tree in &self.trees {
+                    for (a, b) in p.iter_mut().zip(tree.proba(x)) {
+                        *a += b;
+                    }
                 }
-            }
-            p.iter().map(|v| v / trees.len() as f64).collect()
-        })
-        .collect();
-    Ok(Array2::from_shape_fn((test.nrows(), classes), |(i, c)| {
-        rows[i][c]
-    }))
+                p.iter().map(|v| v / self.trees.len() as f64).collect()
+            })
+            .collect();
+        Array2::from_shape_fn((test.nrows(), classes), |(i, c)| rows[i][c])
+    }
+
+    /// Class shares `[rows, classes]` of the rows of `x` ([`random_forest_proba`]).
+    ///
+    /// # Errors
+    /// [`HomdpError::InvalidParam`] when `x` has other columns than the training rows or a
+    /// non-finite entry.
+    pub fn predict_proba(&self, x: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
+        if x.ncols() != self.features {
+            return invalid("x", x.ncols() as f64, "must have the training columns");
+        }
+        if let Some(&v) = x.iter().find(|v| !v.is_finite()) {
+            return invalid("features", v, "must be finite");
+        }
+        Ok(self.proba(x))
+    }
+}
+
+impl<D, T> Fit<ArrayBase<D, Ix2>, T, HomdpError> for RandomForestParams
+where
+    D: Data<Elem = f64>,
+    T: AsSingleTargets<Elem = usize>,
+{
+    type Object = RandomForest;
+
+    /// Grows the forest ([`random_forest_proba`]'s trees).
+    ///
+    /// # Errors
+    /// As [`random_forest_proba`].
+    fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<RandomForest> {
+        let labels = targets_vec(&dataset.targets);
+        RandomForest::grow(dataset.records.view(), &labels, &self.forest, self.seed)
+    }
+}
+
+impl<D: Data<Elem = f64>> PredictInplace<ArrayBase<D, Ix2>, Array1<usize>> for RandomForest {
+    /// The class with the largest share of each row (a non-finite entry goes to the right of
+    /// every split).
+    ///
+    /// # Panics
+    /// When `x` has other columns than the training rows, or `y` another length than its rows.
+    fn predict_inplace(&self, x: &ArrayBase<D, Ix2>, y: &mut Array1<usize>) {
+        assert_columns("random forest", x.view(), self.features);
+        y.assign(&argmax_rows(self.proba(x.view()).view()));
+    }
+
+    fn default_target(&self, x: &ArrayBase<D, Ix2>) -> Array1<usize> {
+        Array1::zeros(x.nrows())
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod datasets;
 mod output;
 mod plot;
 mod repro;
+mod row;
 mod tidy;
 
 use std::path::{Path, PathBuf};

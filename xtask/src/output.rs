@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 /// A results table with metadata.
@@ -31,6 +32,41 @@ impl Table {
     pub(crate) fn push(&mut self, row: Vec<Value>) {
         debug_assert_eq!(row.len(), self.columns.len());
         self.rows.push(row);
+    }
+
+    /// A table whose columns are the fields of the row type `T` (a `#[derive(Serialize,
+    /// Default)]` struct; `#[serde(rename)]` gives a column another name).
+    pub(crate) fn typed<T: Serialize + Default>(title: &str) -> Result<Self> {
+        let columns =
+            crate::row::columns::<T>().with_context(|| format!("columns of table {title:?}"))?;
+        Ok(Self::new(title, &columns))
+    }
+
+    /// A typed table holding `rows`.
+    pub(crate) fn from_rows<T: Serialize + Default>(title: &str, rows: &[T]) -> Result<Self> {
+        let mut t = Self::typed::<T>(title)?;
+        for r in rows {
+            t.push_row(r)?;
+        }
+        Ok(t)
+    }
+
+    /// Appends a typed row.
+    ///
+    /// # Errors
+    /// When the row's fields are not this table's columns (another row type).
+    pub(crate) fn push_row<T: Serialize>(&mut self, row: &T) -> Result<()> {
+        let fields =
+            crate::row::fields(row).with_context(|| format!("a row of table {:?}", self.title))?;
+        let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        anyhow::ensure!(
+            names == self.columns,
+            "a row of table {:?} has fields {names:?}, the table has columns {:?}",
+            self.title,
+            self.columns
+        );
+        self.rows.push(fields.into_iter().map(|(_, v)| v).collect());
+        Ok(())
     }
 
     fn cell(v: &Value) -> String {
@@ -153,5 +189,53 @@ mod tests {
         let js: Value =
             serde_json::from_slice(&std::fs::read(d.path().join("x.json")).unwrap()).unwrap();
         assert_eq!(js["rows"][0]["value"], json!(1.5));
+    }
+
+    #[derive(Serialize, Default)]
+    struct Row {
+        name: String,
+        value: f64,
+        n: usize,
+    }
+
+    #[derive(Serialize, Default)]
+    struct Other {
+        name: String,
+    }
+
+    #[test]
+    fn typed_rows_write_the_same_table_as_positional_rows() {
+        let d = tempfile::tempdir().unwrap();
+        let rows = [
+            Row {
+                name: "a,b".into(),
+                value: 1.5,
+                n: 2,
+            },
+            Row {
+                name: "c".into(),
+                value: f64::NAN,
+                n: 0,
+            },
+        ];
+        let typed = Table::from_rows("T", &rows).unwrap();
+        let mut positional = Table::new("T", &["name", "value", "n"]);
+        positional.push(vec![json!("a,b"), json!(1.5), json!(2)]);
+        positional.push(vec![json!("c"), Value::Null, json!(0)]);
+        typed.write(d.path(), "typed").unwrap();
+        positional.write(d.path(), "pos").unwrap();
+        for ext in ["csv", "json", "md"] {
+            let a = std::fs::read(d.path().join(format!("typed.{ext}"))).unwrap();
+            let b = std::fs::read(d.path().join(format!("pos.{ext}"))).unwrap();
+            assert_eq!(a, b, "{ext}");
+        }
+    }
+
+    #[test]
+    fn a_row_of_another_type_is_refused() {
+        let mut t = Table::typed::<Row>("T").unwrap();
+        let e = t.push_row(&Other { name: "x".into() }).unwrap_err();
+        assert!(format!("{e:#}").contains("has fields [\"name\"]"), "{e:#}");
+        assert!(t.rows.is_empty());
     }
 }

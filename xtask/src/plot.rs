@@ -15,6 +15,148 @@ pub(crate) enum Scale {
     Log,
 }
 
+const W: f64 = 720.0;
+const H: f64 = 440.0;
+/// Margins: left, right (legend), top (title), bottom.
+const L: f64 = 70.0;
+const R: f64 = 170.0;
+const T: f64 = 40.0;
+const B: f64 = 55.0;
+const COLORS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+/// `v` on an axis of scale `s` (log10 for a log axis).
+fn tf(v: f64, s: Scale) -> f64 {
+    if s == Scale::Log {
+        v.max(1e-300).log10()
+    } else {
+        v
+    }
+}
+
+/// The inverse of [`tf`].
+fn untf(v: f64, s: Scale) -> f64 {
+    if s == Scale::Log { 10f64.powf(v) } else { v }
+}
+
+/// The plot area: axis scales and the data range in axis units.
+struct Frame {
+    x_scale: Scale,
+    y_scale: Scale,
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+}
+
+impl Frame {
+    /// The range of the points drawable on these scales (finite, positive on a log axis);
+    /// `[0, 1]` without any, at least 1 wide.
+    fn new(x_scale: Scale, y_scale: Scale, series: &[Series]) -> Self {
+        let mut f = Self {
+            x_scale,
+            y_scale,
+            x0: f64::INFINITY,
+            x1: f64::NEG_INFINITY,
+            y0: f64::INFINITY,
+            y1: f64::NEG_INFINITY,
+        };
+        for &(x, y) in series.iter().flat_map(|s| s.points.iter()) {
+            if f.visible(x, y) {
+                let (x, y) = (tf(x, x_scale), tf(y, y_scale));
+                f.x0 = f.x0.min(x);
+                f.x1 = f.x1.max(x);
+                f.y0 = f.y0.min(y);
+                f.y1 = f.y1.max(y);
+            }
+        }
+        if !f.x0.is_finite() {
+            (f.x0, f.x1, f.y0, f.y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        if f.x1 - f.x0 < 1e-12 {
+            f.x1 = f.x0 + 1.0;
+        }
+        if f.y1 - f.y0 < 1e-12 {
+            f.y1 = f.y0 + 1.0;
+        }
+        f
+    }
+
+    fn visible(&self, x: f64, y: f64) -> bool {
+        x.is_finite()
+            && y.is_finite()
+            && (self.x_scale == Scale::Linear || x > 0.0)
+            && (self.y_scale == Scale::Linear || y > 0.0)
+    }
+
+    fn px(&self, x: f64) -> f64 {
+        L + (tf(x, self.x_scale) - self.x0) / (self.x1 - self.x0) * (W - L - R)
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        H - B - (tf(y, self.y_scale) - self.y0) / (self.y1 - self.y0) * (H - T - B)
+    }
+
+    /// Five ticks per axis with their values.
+    fn ticks(&self, s: &mut String) {
+        for i in 0..=4 {
+            let fx = self.x0 + (self.x1 - self.x0) * f64::from(i) / 4.0;
+            let fy = self.y0 + (self.y1 - self.y0) * f64::from(i) / 4.0;
+            let (vx, vy) = (untf(fx, self.x_scale), untf(fy, self.y_scale));
+            let _ = write!(
+                s,
+                r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text><text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+                self.px(vx),
+                H - B + 16.0,
+                tick(vx),
+                L - 6.0,
+                self.py(vy) + 4.0,
+                tick(vy)
+            );
+        }
+    }
+
+    /// Series `k`: its line, markers and legend entry.
+    fn series(&self, s: &mut String, k: usize, se: &Series) {
+        let c = COLORS[k % COLORS.len()];
+        let valid: Vec<_> = se
+            .points
+            .iter()
+            .filter(|(x, y)| self.visible(*x, *y))
+            .collect();
+        let path: Vec<String> = valid
+            .iter()
+            .map(|&&(x, y)| format!("{:.1},{:.1}", self.px(x), self.py(y)))
+            .collect();
+        if path.len() > 1 {
+            let _ = write!(
+                s,
+                r#"<polyline fill="none" stroke="{c}" stroke-width="1.5" points="{}"/>"#,
+                path.join(" ")
+            );
+        }
+        for &&(x, y) in &valid {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{c}"/>"#,
+                self.px(x),
+                self.py(y)
+            );
+        }
+        let ly = T + 14.0 + 18.0 * k as f64;
+        let _ = write!(
+            s,
+            r#"<rect x="{}" y="{}" width="12" height="3" fill="{c}"/><text x="{}" y="{}">{}</text>"#,
+            W - R + 12.0,
+            ly - 4.0,
+            W - R + 30.0,
+            ly,
+            esc(&se.name)
+        );
+    }
+}
+
 /// A line plot with markers, legend and labelled axes, as SVG text.
 pub(crate) fn line_plot(
     title: &str,
@@ -24,55 +166,7 @@ pub(crate) fn line_plot(
     y_scale: Scale,
     series: &[Series],
 ) -> String {
-    const W: f64 = 720.0;
-    const H: f64 = 440.0;
-    const L: f64 = 70.0;
-    const R: f64 = 170.0;
-    const T: f64 = 40.0;
-    const B: f64 = 55.0;
-    let tf = |v: f64, s: Scale| {
-        if s == Scale::Log {
-            v.max(1e-300).log10()
-        } else {
-            v
-        }
-    };
-    let pts = series
-        .iter()
-        .flat_map(|s| s.points.iter())
-        .filter(|(x, y)| {
-            x.is_finite()
-                && y.is_finite()
-                && (x_scale == Scale::Linear || *x > 0.0)
-                && (y_scale == Scale::Linear || *y > 0.0)
-        });
-    let (mut x0, mut x1, mut y0, mut y1) = (
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    );
-    for &(x, y) in pts {
-        let (x, y) = (tf(x, x_scale), tf(y, y_scale));
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
-    }
-    if !x0.is_finite() {
-        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
-    }
-    if x1 - x0 < 1e-12 {
-        x1 = x0 + 1.0;
-    }
-    if y1 - y0 < 1e-12 {
-        y1 = y0 + 1.0;
-    }
-    let px = |x: f64| L + (tf(x, x_scale) - x0) / (x1 - x0) * (W - L - R);
-    let py = |y: f64| H - B - (tf(y, y_scale) - y0) / (y1 - y0) * (H - T - B);
-    let colors = [
-        "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-    ];
+    let frame = Frame::new(x_scale, y_scale, series);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -88,32 +182,7 @@ pub(crate) fn line_plot(
         H - B,
         H - B
     );
-    for i in 0..=4 {
-        let fx = x0 + (x1 - x0) * f64::from(i) / 4.0;
-        let fy = y0 + (y1 - y0) * f64::from(i) / 4.0;
-        let (vx, vy) = (
-            if x_scale == Scale::Log {
-                10f64.powf(fx)
-            } else {
-                fx
-            },
-            if y_scale == Scale::Log {
-                10f64.powf(fy)
-            } else {
-                fy
-            },
-        );
-        let _ = write!(
-            s,
-            r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text><text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
-            px(vx),
-            H - B + 16.0,
-            tick(vx),
-            L - 6.0,
-            py(vy) + 4.0,
-            tick(vy)
-        );
-    }
+    frame.ticks(&mut s);
     let _ = write!(
         s,
         r#"<text x="{}" y="{}" text-anchor="middle">{}</text><text transform="translate(16,{}) rotate(-90)" text-anchor="middle">{}</text>"#,
@@ -124,46 +193,7 @@ pub(crate) fn line_plot(
         esc(y_label)
     );
     for (k, se) in series.iter().enumerate() {
-        let c = colors[k % colors.len()];
-        let valid: Vec<_> = se
-            .points
-            .iter()
-            .filter(|(x, y)| {
-                x.is_finite()
-                    && y.is_finite()
-                    && (x_scale == Scale::Linear || *x > 0.0)
-                    && (y_scale == Scale::Linear || *y > 0.0)
-            })
-            .collect();
-        let path: Vec<String> = valid
-            .iter()
-            .map(|&&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
-            .collect();
-        if path.len() > 1 {
-            let _ = write!(
-                s,
-                r#"<polyline fill="none" stroke="{c}" stroke-width="1.5" points="{}"/>"#,
-                path.join(" ")
-            );
-        }
-        for &&(x, y) in &valid {
-            let _ = write!(
-                s,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{c}"/>"#,
-                px(x),
-                py(y)
-            );
-        }
-        let ly = T + 14.0 + 18.0 * k as f64;
-        let _ = write!(
-            s,
-            r#"<rect x="{}" y="{}" width="12" height="3" fill="{c}"/><text x="{}" y="{}">{}</text>"#,
-            W - R + 12.0,
-            ly - 4.0,
-            W - R + 30.0,
-            ly,
-            esc(&se.name)
-        );
+        frame.series(&mut s, k, se);
     }
     s.push_str("</svg>\n");
     s

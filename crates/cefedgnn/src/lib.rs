@@ -4,6 +4,7 @@ pub mod aml;
 mod error;
 pub mod estimator;
 pub mod federation;
+pub mod paper;
 pub mod privacy;
 pub mod protocol;
 pub mod train;

@@ -1,353 +1,367 @@
 //! The foundation experiment: what datasets are installed (with their measured counts checked
 //! against the registry), and a demonstration of the generators and partitions.
 
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
 use graph_core::generate::{ContextualSbm, barabasi_albert, erdos_renyi, sbm};
-use graph_core::registry::{Dataset, data_dir};
+use graph_core::registry::{Dataset, DatasetSpec, data_dir};
 use graph_core::{Graph, GraphStats, Partition, Registry};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use serde_json::json;
+use serde::Serialize;
 
 use super::{Ctx, Effort};
 use crate::output::{Table, write};
 use crate::plot::{Scale, Series, line_plot};
 
-pub(crate) fn run(ctx: &Ctx) -> Result<()> {
-    let dir = ctx.out.join("foundation");
-    let mut md = String::from("# Foundation: datasets and generators\n\n");
+/// A row of the datasets table (empty cells for a dataset that is not installed).
+#[derive(Debug, Clone, Serialize, Default)]
+struct DatasetRow {
+    dataset: String,
+    task: String,
+    /// `yes` or `no`.
+    installed: String,
+    graphs: Option<usize>,
+    /// Total nodes (AML tables: total CSV data rows).
+    nodes: Option<usize>,
+    edges: Option<usize>,
+    max_degree: Option<usize>,
+    isolated: Option<usize>,
+    components: Option<usize>,
+    classes: Option<usize>,
+    load_s: Option<f64>,
+    /// Whether the measured counts are the registry's.
+    matches_readme: Option<bool>,
+}
 
-    // 1. Installed datasets.
+/// A row of the generators table.
+#[derive(Debug, Clone, Serialize, Default)]
+struct GeneratorRow {
+    generator: String,
+    parameters: String,
+    nodes: usize,
+    edges: usize,
+    /// The exact mean edge count of the model.
+    expected_edges: f64,
+    max_degree: usize,
+    components: usize,
+    gen_s: f64,
+}
+
+/// A row of the partitions table.
+#[derive(Debug, Clone, Serialize, Default)]
+struct PartitionRow {
+    partition: String,
+    parts: usize,
+    min_size: Option<usize>,
+    max_size: Option<usize>,
+    cross_edges: usize,
+    cross_share: f64,
+}
+
+/// `f`'s value and its wall-clock seconds.
+fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
+    let start = Instant::now();
+    let v = f()?;
+    Ok((v, start.elapsed().as_secs_f64()))
+}
+
+/// Writes `table` as `<stem>.{csv,json,md}` with its plot `<stem>.svg`, and appends its
+/// Markdown to `md`.
+fn emit(dir: &Path, md: &mut String, table: &Table, stem: &str, svg: &str) -> Result<()> {
+    table.write(dir, stem)?;
+    *md += &table.markdown();
+    write(dir, &format!("{stem}.svg"), svg.as_bytes())
+}
+
+/// The CCDF of the graph sizes of a collection (at most ~200 points).
+fn size_ccdf(name: &str, graphs: &[Graph]) -> Series {
+    let mut sizes: Vec<usize> = graphs.iter().map(Graph::num_nodes).collect();
+    sizes.sort_unstable();
+    let n = sizes.len() as f64;
+    let points = sizes
+        .iter()
+        .enumerate()
+        .step_by((sizes.len() / 200).max(1))
+        .map(|(i, &s)| (s as f64, 1.0 - i as f64 / n))
+        .collect();
+    Series {
+        name: name.to_owned(),
+        points,
+    }
+}
+
+/// The row of one dataset, and the CCDF of its graph sizes for a collection.
+fn dataset_row(spec: &DatasetSpec, data: &Path) -> Result<(DatasetRow, Option<Series>)> {
+    let mut row = DatasetRow {
+        dataset: spec.name.clone(),
+        task: spec.task.as_str().into(),
+        installed: "no".into(),
+        ..DatasetRow::default()
+    };
+    if !spec.is_installed(data) {
+        return Ok((row, None));
+    }
+    let (ds, secs) = timed(|| Ok(spec.load(data)?))?;
+    let e = &spec.expect;
+    row.installed = "yes".into();
+    row.load_s = Some(secs);
+    let stats = |row: &mut DatasetRow, s: &GraphStats| {
+        row.nodes = Some(s.nodes);
+        row.edges = Some(s.edges);
+        row.max_degree = Some(s.max_degree);
+        row.isolated = Some(s.isolated);
+        row.components = Some(s.components);
+    };
+    let mut series = None;
+    match &ds {
+        Dataset::Nodes(d) => {
+            let s = GraphStats::of(std::slice::from_ref(d.graph()));
+            stats(&mut row, &s);
+            row.graphs = Some(1);
+            row.classes = Some(d.num_classes());
+            row.matches_readme = Some(
+                Some(s.nodes) == e.nodes
+                    && Some(s.edges) == e.edges
+                    && Some(d.num_classes()) == e.classes,
+            );
+        }
+        Dataset::Graphs(d) => {
+            let s = GraphStats::of(d.graphs());
+            stats(&mut row, &s);
+            row.graphs = Some(d.len());
+            row.classes = d.targets().num_classes();
+            row.matches_readme = Some(
+                Some(d.len()) == e.graphs && Some(s.nodes) == e.nodes && Some(s.edges) == e.edges,
+            );
+            series = Some(size_ccdf(&spec.name, d.graphs()));
+        }
+        Dataset::Files(f) => {
+            row.nodes = Some(f.rows.values().sum());
+            row.matches_readme = Some(
+                f.rows
+                    .iter()
+                    .all(|(k, v)| e.rows.get(k).is_none_or(|w| w == v)),
+            );
+        }
+    }
+    Ok((row, series))
+}
+
+/// 1. The installed datasets, with the CCDF of graph sizes of the collections.
+fn datasets_table(ctx: &Ctx, dir: &Path, md: &mut String) -> Result<()> {
     let data = data_dir();
-    let mut t = Table::new(
-        "Installed datasets (counts measured by the loaders)",
-        &[
-            "dataset",
-            "task",
-            "installed",
-            "graphs",
-            "nodes",
-            "edges",
-            "max_degree",
-            "isolated",
-            "components",
-            "classes",
-            "load_s",
-            "matches_readme",
-        ],
-    );
+    let mut t = Table::typed::<DatasetRow>("Installed datasets (counts measured by the loaders)")?;
     t.meta = ctx.meta();
     let mut size_series = Vec::new();
     for spec in Registry::embedded().datasets() {
-        if !spec.is_installed(&data) {
-            t.push(vec![
-                json!(spec.name),
-                json!(spec.task.as_str()),
-                json!("no"),
-                json!(null),
-                json!(null),
-                json!(null),
-                json!(null),
-                json!(null),
-                json!(null),
-                json!(null),
-                json!(null),
-                json!(null),
-            ]);
-            continue;
-        }
-        let start = Instant::now();
-        let ds = spec.load(&data)?;
-        let secs = start.elapsed().as_secs_f64();
-        let e = &spec.expect;
-        match &ds {
-            Dataset::Nodes(d) => {
-                let s = GraphStats::of(std::slice::from_ref(d.graph()));
-                let ok = Some(s.nodes) == e.nodes
-                    && Some(s.edges) == e.edges
-                    && Some(d.num_classes()) == e.classes;
-                t.push(vec![
-                    json!(spec.name),
-                    json!(spec.task.as_str()),
-                    json!("yes"),
-                    json!(1),
-                    json!(s.nodes),
-                    json!(s.edges),
-                    json!(s.max_degree),
-                    json!(s.isolated),
-                    json!(s.components),
-                    json!(d.num_classes()),
-                    json!(secs),
-                    json!(ok),
-                ]);
-            }
-            Dataset::Graphs(d) => {
-                let s = GraphStats::of(d.graphs());
-                let ok = Some(d.len()) == e.graphs
-                    && Some(s.nodes) == e.nodes
-                    && Some(s.edges) == e.edges;
-                t.push(vec![
-                    json!(spec.name),
-                    json!(spec.task.as_str()),
-                    json!("yes"),
-                    json!(d.len()),
-                    json!(s.nodes),
-                    json!(s.edges),
-                    json!(s.max_degree),
-                    json!(s.isolated),
-                    json!(s.components),
-                    json!(d.targets().num_classes()),
-                    json!(secs),
-                    json!(ok),
-                ]);
-                let mut sizes: Vec<usize> = d.graphs().iter().map(Graph::num_nodes).collect();
-                sizes.sort_unstable();
-                let n = sizes.len() as f64;
-                let pts = sizes
-                    .iter()
-                    .enumerate()
-                    .step_by((sizes.len() / 200).max(1))
-                    .map(|(i, &s)| (s as f64, 1.0 - i as f64 / n))
-                    .collect();
-                size_series.push(Series {
-                    name: spec.name.clone(),
-                    points: pts,
-                });
-            }
-            Dataset::Files(f) => {
-                let rows: usize = f.rows.values().sum();
-                let ok = f
-                    .rows
-                    .iter()
-                    .all(|(k, v)| e.rows.get(k).is_none_or(|w| w == v));
-                t.push(vec![
-                    json!(spec.name),
-                    json!(spec.task.as_str()),
-                    json!("yes"),
-                    json!(null),
-                    json!(rows),
-                    json!(null),
-                    json!(null),
-                    json!(null),
-                    json!(null),
-                    json!(null),
-                    json!(secs),
-                    json!(ok),
-                ]);
-            }
-        }
+        let (row, series) = dataset_row(spec, &data)?;
+        t.push_row(&row)?;
+        size_series.extend(series);
     }
     t.notes.push("AML datasets are tables: `nodes` holds their total CSV data rows; their graph loaders come with the cefedgnn crate.".into());
     t.notes.push("Install data with `cargo xtask datasets install --all --from <mirror>`; missing datasets show `no`.".into());
-    t.write(&dir, "datasets")?;
-    md += &t.markdown();
-    write(
-        &dir,
-        "datasets.svg",
-        line_plot(
-            "Graph size distribution (CCDF)",
-            "nodes per graph",
-            "share of graphs with at least that many nodes",
-            Scale::Log,
-            Scale::Log,
-            &size_series,
-        )
-        .as_bytes(),
-    )?;
-
-    // 2. Generators.
-    let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed);
-    let n = match ctx.effort {
-        Effort::Quick => 100_000,
-        Effort::Full => 1_000_000,
-    };
-    let mut g = Table::new(
-        "Generated graphs (expected O(n + m))",
-        &[
-            "generator",
-            "parameters",
-            "nodes",
-            "edges",
-            "expected_edges",
-            "max_degree",
-            "components",
-            "gen_s",
-        ],
+    let svg = line_plot(
+        "Graph size distribution (CCDF)",
+        "nodes per graph",
+        "share of graphs with at least that many nodes",
+        Scale::Log,
+        Scale::Log,
+        &size_series,
     );
-    g.meta = ctx.meta();
-    let mut deg_series = Vec::new();
-    let mut record =
-        |g: &mut Table, name: &str, params: String, graph: &Graph, expected: f64, secs: f64| {
-            let s = GraphStats::of(std::slice::from_ref(graph));
-            g.push(vec![
-                json!(name),
-                json!(params),
-                json!(s.nodes),
-                json!(s.edges),
-                json!(expected),
-                json!(s.max_degree),
-                json!(s.components),
-                json!(secs),
-            ]);
-            let mut hist = vec![0usize; s.max_degree + 1];
-            for d in graph.degrees() {
-                hist[d] += 1;
-            }
-            let pts = hist
-                .iter()
-                .enumerate()
-                .filter(|&(_, &c)| c > 0)
-                .map(|(d, &c)| (d as f64, c as f64 / s.nodes as f64))
-                .collect();
-            deg_series.push(Series {
-                name: name.to_owned(),
-                points: pts,
-            });
-        };
+    emit(dir, md, &t, "datasets", &svg)
+}
+
+/// The row of one generated graph and its degree distribution.
+fn generated(
+    name: &str,
+    parameters: String,
+    graph: &Graph,
+    expected_edges: f64,
+    gen_s: f64,
+) -> (GeneratorRow, Series) {
+    let s = GraphStats::of(std::slice::from_ref(graph));
+    let mut hist = vec![0usize; s.max_degree + 1];
+    for d in graph.degrees() {
+        hist[d] += 1;
+    }
+    let points = hist
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(d, &c)| (d as f64, c as f64 / s.nodes as f64))
+        .collect();
+    let row = GeneratorRow {
+        generator: name.into(),
+        parameters,
+        nodes: s.nodes,
+        edges: s.edges,
+        expected_edges,
+        max_degree: s.max_degree,
+        components: s.components,
+        gen_s,
+    };
+    let series = Series {
+        name: name.to_owned(),
+        points,
+    };
+    (row, series)
+}
+
+/// The generated graphs with their degree distributions, and the SBM graph with its blocks
+/// (for the partitions table).
+struct Generated {
+    rows: Vec<GeneratorRow>,
+    degrees: Vec<Series>,
+    sbm: (Graph, Vec<u32>),
+}
+
+/// The generated graphs: G(n,p), SBM, Barabási–Albert and a Cora-shaped contextual SBM, drawn
+/// in this order from `rng`.
+fn generate_graphs(n: usize, rng: &mut ChaCha20Rng) -> Result<Generated> {
+    let mut out = Vec::new();
     let p = 10.0 / n as f64;
-    let start = Instant::now();
-    let er = erdos_renyi(n, p, &mut rng)?;
-    record(
-        &mut g,
+    let (er, secs) = timed(|| Ok(erdos_renyi(n, p, rng)?))?;
+    let expected = p * n as f64 * (n as f64 - 1.0) / 2.0;
+    out.push(generated(
         "G(n,p)",
         format!("n={n}, p={p:.2e}"),
         &er,
-        p * n as f64 * (n as f64 - 1.0) / 2.0,
-        start.elapsed().as_secs_f64(),
-    );
+        expected,
+        secs,
+    ));
     let k = 4;
-    let sizes = vec![n / 10 / k; k];
-    let nb = sizes.iter().sum::<usize>() as f64;
+    let bs = n / 10 / k;
+    let nb = (bs * k) as f64;
     let (p_in, p_out) = (40.0 / nb, 2.0 / nb);
-    let start = Instant::now();
-    let (sb, blocks) = sbm(&sizes, p_in, p_out, &mut rng)?;
-    let bs = (n / 10 / k) as f64;
-    let exp_sbm =
-        k as f64 * p_in * bs * (bs - 1.0) / 2.0 + (k * (k - 1) / 2) as f64 * p_out * bs * bs;
-    record(
-        &mut g,
-        "SBM",
-        format!(
-            "{k} blocks of {}, p_in={p_in:.2e}, p_out={p_out:.2e}",
-            n / 10 / k
-        ),
-        &sb,
-        exp_sbm,
-        start.elapsed().as_secs_f64(),
-    );
-    let start = Instant::now();
-    let ba = barabasi_albert(n / 10, 3, &mut rng)?;
-    record(
-        &mut g,
+    let ((sb, blocks), secs) = timed(|| Ok(sbm(&vec![bs; k], p_in, p_out, rng)?))?;
+    let b = bs as f64;
+    let expected = k as f64 * p_in * b * (b - 1.0) / 2.0 + (k * (k - 1) / 2) as f64 * p_out * b * b;
+    let params = format!("{k} blocks of {bs}, p_in={p_in:.2e}, p_out={p_out:.2e}");
+    out.push(generated("SBM", params, &sb, expected, secs));
+    let (ba, secs) = timed(|| Ok(barabasi_albert(n / 10, 3, rng)?))?;
+    let expected = (3 + 3 * (n / 10 - 4)) as f64;
+    out.push(generated(
         "Barabási–Albert",
         format!("n={}, m=3", n / 10),
         &ba,
-        (3 + 3 * (n / 10 - 4)) as f64,
-        start.elapsed().as_secs_f64(),
-    );
-    let start = Instant::now();
-    let cs = ContextualSbm {
+        expected,
+        secs,
+    ));
+    let cora_like = ContextualSbm {
         n: 2708,
         classes: 7,
         p_in: 0.01,
         p_out: 0.0005,
         dim: 64,
         mu: 2.0,
-    }
-    .sample(&mut rng)?;
+    };
+    let (cs, secs) = timed(|| Ok(cora_like.sample(rng)?))?;
     let csn = 2708.0 / 7.0;
-    let exp_cs = 7.0 * 0.01 * csn * (csn - 1.0) / 2.0 + 21.0 * 0.0005 * csn * csn;
-    record(
-        &mut g,
+    let expected = 7.0 * 0.01 * csn * (csn - 1.0) / 2.0 + 21.0 * 0.0005 * csn * csn;
+    let params = "Cora-shaped: n=2708, 7 classes, d=64, mu=2".to_owned();
+    out.push(generated(
         "contextual SBM",
-        "Cora-shaped: n=2708, 7 classes, d=64, mu=2".into(),
+        params,
         cs.graph(),
-        exp_cs,
-        start.elapsed().as_secs_f64(),
-    );
-    g.notes.push("Expected edge counts are the exact means of the models; the measured counts fall within a few standard deviations.".into());
-    g.write(&dir, "generators")?;
-    md += &g.markdown();
-    write(
-        &dir,
-        "generators.svg",
-        line_plot(
-            "Degree distributions of generated graphs",
-            "degree",
-            "share of nodes",
-            Scale::Log,
-            Scale::Log,
-            &deg_series,
-        )
-        .as_bytes(),
-    )?;
+        expected,
+        secs,
+    ));
+    let (rows, degrees) = out.into_iter().unzip();
+    Ok(Generated {
+        rows,
+        degrees,
+        sbm: (sb, blocks),
+    })
+}
 
-    // 3. Partitions of the SBM graph into 4 parts.
-    let mut pt = Table::new(
-        "Partitions of the SBM graph into 4 parts",
-        &[
-            "partition",
-            "parts",
-            "min_size",
-            "max_size",
-            "cross_edges",
-            "cross_share",
-        ],
+/// 2. The generators (n = 100,000 quick, 1,000,000 full); returns the SBM graph and blocks.
+fn generators_table(
+    ctx: &Ctx,
+    rng: &mut ChaCha20Rng,
+    dir: &Path,
+    md: &mut String,
+) -> Result<(Graph, Vec<u32>)> {
+    let n = match ctx.effort {
+        Effort::Quick => 100_000,
+        Effort::Full => 1_000_000,
+    };
+    let generated = generate_graphs(n, rng)?;
+    let mut g = Table::from_rows("Generated graphs (expected O(n + m))", &generated.rows)?;
+    g.meta = ctx.meta();
+    g.notes.push("Expected edge counts are the exact means of the models; the measured counts fall within a few standard deviations.".into());
+    let svg = line_plot(
+        "Degree distributions of generated graphs",
+        "degree",
+        "share of nodes",
+        Scale::Log,
+        Scale::Log,
+        &generated.degrees,
     );
-    pt.meta = ctx.meta();
+    emit(dir, md, &g, "generators", &svg)?;
+    Ok(generated.sbm)
+}
+
+/// 3. Partitions of the SBM graph into 4 parts, with the cross-part edges of each part.
+fn partitions_table(
+    ctx: &Ctx,
+    (sb, blocks): (Graph, Vec<u32>),
+    rng: &mut ChaCha20Rng,
+    dir: &Path,
+    md: &mut String,
+) -> Result<()> {
+    let mut rows = Vec::new();
     let mut cross_series = Vec::new();
     for (name, part) in [
         (
             "planted blocks (attribute)",
             Partition::by_attribute(&blocks),
         ),
-        ("random", Partition::random(sb.num_nodes(), 4, &mut rng)?),
+        ("random", Partition::random(sb.num_nodes(), 4, rng)?),
         (
             "community (label propagation)",
-            Partition::community(&sb, 4, &mut rng)?,
+            Partition::community(&sb, 4, rng)?,
         ),
     ] {
         let sizes = part.sizes();
         let c = part.cross_edges(&sb)?;
-        pt.push(vec![
-            json!(name),
-            json!(part.num_parts()),
-            json!(sizes.iter().min()),
-            json!(sizes.iter().max()),
-            json!(c),
-            json!(c as f64 / sb.num_edges() as f64),
-        ]);
+        rows.push(PartitionRow {
+            partition: name.into(),
+            parts: part.num_parts(),
+            min_size: sizes.iter().min().copied(),
+            max_size: sizes.iter().max().copied(),
+            cross_edges: c,
+            cross_share: c as f64 / sb.num_edges() as f64,
+        });
         let m = part.edge_matrix(&sb)?;
+        let leaving = |a: usize| (0..4).filter(|&b| b != a).map(|b| m[a][b]).sum::<usize>();
         cross_series.push(Series {
             name: name.to_owned(),
-            points: (0..4)
-                .map(|a| {
-                    (
-                        a as f64,
-                        (0..4).filter(|&b| b != a).map(|b| m[a][b]).sum::<usize>() as f64,
-                    )
-                })
-                .collect(),
+            points: (0..4).map(|a| (a as f64, leaving(a) as f64)).collect(),
         });
     }
-    pt.write(&dir, "partitions")?;
-    md += &pt.markdown();
-    write(
-        &dir,
-        "partitions.svg",
-        line_plot(
-            "Cross-part edges per part",
-            "part",
-            "edges leaving the part",
-            Scale::Linear,
-            Scale::Linear,
-            &cross_series,
-        )
-        .as_bytes(),
-    )?;
+    let mut pt = Table::from_rows("Partitions of the SBM graph into 4 parts", &rows)?;
+    pt.meta = ctx.meta();
+    let svg = line_plot(
+        "Cross-part edges per part",
+        "part",
+        "edges leaving the part",
+        Scale::Linear,
+        Scale::Linear,
+        &cross_series,
+    );
+    emit(dir, md, &pt, "partitions", &svg)
+}
 
+pub(crate) fn run(ctx: &Ctx) -> Result<()> {
+    let dir = ctx.out.join("foundation");
+    let mut md = String::from("# Foundation: datasets and generators\n\n");
+    datasets_table(ctx, &dir, &mut md)?;
+    let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed);
+    let sbm = generators_table(ctx, &mut rng, &dir, &mut md)?;
+    partitions_table(ctx, sbm, &mut rng, &dir, &mut md)?;
     write(&dir, "README.md", md.as_bytes())?;
     println!("{md}");
     Ok(())

@@ -1,16 +1,95 @@
 //! The paper's protocols as library code, so that a table of the paper can be run on one's own
 //! data and machine (`cargo xtask repro edgerefine` and `repro gnn` are thin drivers of this
-//! module).
+//! module: they load the datasets, cache chunks on disk and write the rows as tables).
 //!
+//! - [`rae`]: the reconstruction attack on the k = 1 release, one row per ε;
 //! - `gnn_table` (feature `train`): EdgeRefine's GNN models on the clean Cora and MUTAG
 //!   graphs, against the accuracies they must reach;
 //! - `Plan` (feature `train`): the accuracy-over-ε grid (datasets, models, methods, ε,
-//!   seeds), the MUTAG table, Blink's own protocol and the epoch caps by release size.
+//!   seeds), the MUTAG table, Blink's own protocol and the epoch caps by release size;
+//! - `node` (feature `train`): the accuracy-over-ε grid of one dataset, run in resumable
+//!   (ε, seed) chunks and accumulated into the accuracy, releases and PUBI rows;
+//! - `blink` (feature `train`): Blink on Cora under Blink's own validation-based protocol;
+//! - `mutag` (feature `train`): MUTAG graph classification on per-graph releases.
 
+#[cfg(feature = "train")]
+pub mod blink;
 #[cfg(feature = "train")]
 pub mod gnn_table;
 #[cfg(feature = "train")]
+pub mod mutag;
+#[cfg(feature = "train")]
+pub mod node;
+#[cfg(feature = "train")]
 mod plan;
+pub mod rae;
 
 #[cfg(feature = "train")]
 pub use plan::{BlinkProtocol, DENSE_EDGES, DatasetPlan, Plan, VERY_DENSE_EDGES, methods};
+
+use serde::Serialize;
+
+/// One line of a plot: a method's mean test accuracy against ε.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Curve {
+    /// The method's label ([`crate::eval::Method::label`]).
+    pub method: String,
+    /// `(ε, mean accuracy)`, by increasing ε.
+    pub points: Vec<(f64, f64)>,
+}
+
+impl Curve {
+    /// The curve of one method from its cells `(ε, mean)` in grid order: a cell without ε (a
+    /// method that does not depend on ε) is drawn as a flat line over `grid`.
+    ///
+    /// # Example
+    /// ```
+    /// use edgerefine::paper::Curve;
+    /// let flat = Curve::new("non-private", [(None, 0.8)], &[1.0, 2.0]);
+    /// assert_eq!(flat.points, vec![(1.0, 0.8), (2.0, 0.8)]);
+    /// let c = Curve::new("SymRR", [(Some(1.0), 0.5), (Some(2.0), 0.6)], &[1.0, 2.0]);
+    /// assert_eq!(c.points, vec![(1.0, 0.5), (2.0, 0.6)]);
+    /// ```
+    pub fn new(
+        method: impl Into<String>,
+        cells: impl IntoIterator<Item = (Option<f64>, f64)>,
+        grid: &[f64],
+    ) -> Self {
+        let mut points = Vec::new();
+        for (eps, mean) in cells {
+            match eps {
+                Some(e) => points.push((e, mean)),
+                None => points = grid.iter().map(|&e| (e, mean)).collect(),
+            }
+        }
+        Self {
+            method: method.into(),
+            points,
+        }
+    }
+}
+
+/// Mean and sample standard deviation, NaN for no values.
+#[cfg(feature = "train")]
+fn mean_std(v: &[f64]) -> (f64, f64) {
+    graph_core::mean_std(v).unwrap_or((f64::NAN, f64::NAN))
+}
+
+/// The `eps` cell of a row: the number, or `-` for a row that does not depend on ε.
+#[cfg(feature = "train")]
+fn eps_or_dash<S: serde::Serializer>(eps: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match eps {
+        Some(e) => s.serialize_f64(*e),
+        None => s.serialize_str("-"),
+    }
+}
+
+/// The error for a protocol run without seeds.
+#[cfg(feature = "train")]
+fn no_seeds() -> crate::EdgeRefineError {
+    crate::EdgeRefineError::InvalidParam {
+        name: "seeds",
+        value: 0.0,
+        reason: "at least one seed is needed",
+    }
+}

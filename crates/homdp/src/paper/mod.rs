@@ -1,10 +1,15 @@
-//! The paper's evaluation protocol as typed configuration (`shared/design/HOMDP.md`,
-//! "Evaluation as in the paper"), so that a user can run the paper's table on their own data:
-//! the per-dataset settings ([`settings`]: degree bound, downstream model, metric, the paper's
-//! numbers), the Q1 SBM collection ([`q1_sbm`]), the seeded subsampling of a split with k-NN's
-//! `k` rescaled to the training size ([`Prepared::subsample`], [`Prepared::scaled`]), and the
-//! privacy constants of the tables ([`DELTA`], [`BOUNDS`]). `cargo xtask repro homdp` drives
-//! these with the registry's datasets.
+//! The paper's evaluation protocol as typed configuration and library code
+//! (`shared/design/HOMDP.md`, "Evaluation as in the paper"), so that a user can run the paper's
+//! tables on their own data: the per-dataset settings ([`settings`]: degree bound, downstream
+//! model, metric, the paper's numbers), the Q1 SBM collection ([`q1_sbm`]), the seeded
+//! subsampling of a split with k-NN's `k` rescaled to the training size
+//! ([`Prepared::subsample`], [`Prepared::scaled`]), the privacy constants of the tables
+//! ([`DELTA`], [`BOUNDS`]), the tables' sizes ([`Sizes::quick`], [`Sizes::full`]) and
+//! repetition and seeding protocol ([`rep_seed`], [`sweep`]), and one function per table that
+//! runs it on a prepared dataset and returns typed rows: [`main_table`] ([`MainRow`]),
+//! [`q1_table`] ([`Q1Row`]), [`q2_table`] ([`Q2Row`]), [`curve_table`] ([`CurveRow`]); with the
+//! feature `gin-baselines`, `gin_baselines` (the RR / DPRR GIN scores of the main table).
+//! `cargo xtask repro homdp` drives these with the registry's datasets and writes the tables.
 //!
 //! # Example
 //! ```
@@ -16,6 +21,26 @@
 //! assert!(graphs.iter().all(|g| g.num_nodes() == 200));
 //! # Ok::<(), homdp::HomdpError>(())
 //! ```
+
+mod cells;
+mod curve;
+#[cfg(feature = "gin-baselines")]
+mod gin;
+mod main_table;
+mod protocol;
+mod q1;
+mod q2;
+mod sweep;
+
+pub use cells::{Rho, Score};
+pub use curve::{CurveRow, curve_table};
+#[cfg(feature = "gin-baselines")]
+pub use gin::{GinSizes, gin_baselines};
+pub use main_table::{Baselines, MainRow, MainTable, main_grid, main_table};
+pub use protocol::{MAIN_RHO, PATTERNS, PatternSet, SeedStream, Sizes, rep_seed};
+pub use q1::{Q1Row, q1_grid, q1_table};
+pub use q2::{PatternShapes, Q2_TREEWIDTHS, Q2Row, Q2Table, has_triangle, q2_table};
+pub use sweep::{Point, Repetitions, Runs, mean, mean_std, rho_grid, sweep};
 
 use graph_core::Graph;
 use rand::SeedableRng;

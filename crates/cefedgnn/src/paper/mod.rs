@@ -1,0 +1,44 @@
+//! The protocol of the CE-FedGNN tables as library code, so that the tables can be run on one's
+//! own data and machine (`cargo xtask repro cefedgnn` is a thin driver of this module):
+//!
+//! - [`Plan`] ([`Plan::quick`], [`Plan::full`]): which citation and AML settings run, the total
+//!   local steps per client, the K and σ₀ sweeps, the seeds, and the training configuration of
+//!   one run ([`Plan::config`]: the citation or AML preset with T / K rounds);
+//! - [`Setting`]: a federated task and its model, built from a given citation dataset
+//!   ([`Setting::citation`]) or a generated AML graph ([`aml_task`]); [`Plan::settings`] builds
+//!   all settings of a plan and marks the primary ones;
+//! - [`Runs`]: the seeds protocol (each configuration over the setting's seeds, finished runs
+//!   reused by the sweeps, diverged runs left out of the means and listed);
+//! - [`methods_table`], [`local_steps_table`], [`privacy_table`]: one table of one setting as
+//!   typed rows ([`MethodRow`], [`LocalStepsRow`], [`PrivacyRow`]).
+//!
+//! # Example
+//! ```
+//! use cefedgnn::paper::{Plan, Runs, Setting, methods_table};
+//! use cefedgnn::train::Method;
+//! use graph_core::generate::ContextualSbm;
+//! use rand::SeedableRng;
+//!
+//! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+//! let ds = ContextualSbm { n: 120, classes: 2, p_in: 0.1, p_out: 0.01, dim: 8, mu: 1.0 }
+//!     .sample(&mut rng)?;
+//! let plan = Plan { citation_steps: 8, k_default: 4, seeds: vec![0], ..Plan::quick() };
+//! let mut setting = Setting::citation("csbm", &ds, 2, 7)?;
+//! setting.primary = true;
+//! let rows = methods_table(&plan, &setting, &mut Runs::new(false))?;
+//! assert_eq!(rows.len(), Method::ALL.len());
+//! assert!(rows.iter().all(|r| r.k == 4 && r.rounds == 2 && r.f1_pooled.is_finite()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod plan;
+mod runs;
+mod setting;
+mod tables;
+
+pub use plan::{AmlSetting, CitationSetting, Plan};
+pub use runs::Runs;
+pub use setting::{AML_SPLIT, CITATION_SPLIT, Setting, aml_gen_config, aml_task};
+pub use tables::{
+    LocalStepsRow, MethodRow, PrivacyRow, local_steps_table, methods_table, privacy_table,
+};

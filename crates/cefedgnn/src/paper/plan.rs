@@ -1,0 +1,151 @@
+//! The plan of the CE-FedGNN tables as typed configuration ([`Plan::quick`], [`Plan::full`]):
+//! which citation and AML settings run, the total local steps per client, the K and σ₀ sweeps
+//! and the training seeds, with the training configuration of one run ([`Plan::config`]).
+
+use serde::Serialize;
+
+use crate::train::{FedTrainConfig, ModelKind};
+
+/// A citation graph of the plan, split into `clients` clients (GCN, macro-F1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CitationSetting {
+    /// Registry name of the dataset.
+    pub dataset: String,
+    /// Number of clients N.
+    pub clients: usize,
+}
+
+/// A generated multi-bank AML graph of the plan ([`super::aml_gen_config`]), one client per
+/// bank, trained with `model` (illicit-class F1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AmlSetting {
+    /// Accounts of the generated graph.
+    pub accounts: usize,
+    /// GIN or GINE.
+    pub model: ModelKind,
+}
+
+/// What the tables run. The first available citation setting and the first AML setting are
+/// *primary*: every method over all [`Plan::seeds`], and the K sweep; the other settings run
+/// every method and the σ₀ sweep with the first seed only (the 45-minute budget of `--full` on
+/// 2 shared cores).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Plan {
+    /// Citation graphs with their client counts.
+    pub citation: Vec<CitationSetting>,
+    /// Generated AML graphs with their models.
+    pub aml: Vec<AmlSetting>,
+    /// Total local steps T per client on citation graphs (rounds = T / K).
+    pub citation_steps: u32,
+    /// Total local steps T per client on AML graphs.
+    pub aml_steps: u32,
+    /// K of the methods table and the σ₀ sweep.
+    pub k_default: u32,
+    /// The K sweep of the primary settings (same T).
+    pub k_sweep: Vec<u32>,
+    /// The σ₀ sweep (noise multiplier of the released rows).
+    pub sigmas: Vec<f64>,
+    /// Training seeds (initialisation, sampling, dropout, noise) averaged in a row.
+    pub seeds: Vec<u64>,
+}
+
+fn citation(list: &[(&str, usize)]) -> Vec<CitationSetting> {
+    list.iter()
+        .map(|&(dataset, clients)| CitationSetting {
+            dataset: dataset.into(),
+            clients,
+        })
+        .collect()
+}
+
+fn aml(list: &[(usize, ModelKind)]) -> Vec<AmlSetting> {
+    list.iter()
+        .map(|&(accounts, model)| AmlSetting { accounts, model })
+        .collect()
+}
+
+impl Plan {
+    /// `cargo xtask repro --quick`: Cora with 5 clients, the 2,000-account AML graph with GINE,
+    /// 2048 (citation) / 256 (AML) steps per client, K ∈ {1, 8, 32, 128}, σ₀ ∈ {0.5, 1, 1.2},
+    /// seed 0.
+    pub fn quick() -> Self {
+        Self {
+            citation: citation(&[("cora", 5)]),
+            aml: aml(&[(2000, ModelKind::Gine)]),
+            citation_steps: 2048,
+            aml_steps: 256,
+            k_default: 32,
+            k_sweep: vec![1, 8, 32, 128],
+            sigmas: vec![0.5, 1.0, 1.2],
+            seeds: vec![0],
+        }
+    }
+
+    /// `cargo xtask repro --full`: Cora (5 and 10 clients), ACM, DBLP and AMAP; AML graphs of
+    /// 2,000 accounts (GINE and GIN), 4,000 and 8,000 accounts (GINE); 2048 / 512 steps per
+    /// client, K up to 1024, seeds 0–2.
+    pub fn full() -> Self {
+        Self {
+            citation: citation(&[
+                ("cora", 5),
+                ("cora", 10),
+                ("acm", 4),
+                ("dblp", 8),
+                ("amap", 10),
+            ]),
+            aml: aml(&[
+                (2000, ModelKind::Gine),
+                (2000, ModelKind::Gin),
+                (4000, ModelKind::Gine),
+                (8000, ModelKind::Gine),
+            ]),
+            citation_steps: 2048,
+            aml_steps: 512,
+            k_default: 32,
+            k_sweep: vec![1, 8, 32, 128, 1024],
+            sigmas: vec![0.5, 1.0, 1.2],
+            seeds: vec![0, 1, 2],
+        }
+    }
+
+    /// The training configuration of `model` with K = `k`: the citation preset
+    /// ([`FedTrainConfig::citation`]) for GCN, the AML preset ([`FedTrainConfig::aml`])
+    /// otherwise, with T / K rounds (at least 1). The seed is set per run by
+    /// [`super::Runs::run_seeds`].
+    ///
+    /// # Example
+    /// ```
+    /// use cefedgnn::paper::Plan;
+    /// use cefedgnn::train::ModelKind;
+    /// let c = Plan::quick().config(ModelKind::Gine, 32);
+    /// assert_eq!((c.local_steps, c.rounds, c.hidden), (32, 8, 32));
+    /// assert_eq!(Plan::quick().config(ModelKind::Gcn, 4096).rounds, 1);
+    /// ```
+    pub fn config(&self, model: ModelKind, k: u32) -> FedTrainConfig {
+        let (base, steps) = if model == ModelKind::Gcn {
+            (FedTrainConfig::citation(), self.citation_steps)
+        } else {
+            (FedTrainConfig::aml(model), self.aml_steps)
+        };
+        FedTrainConfig {
+            local_steps: k,
+            rounds: (steps / k.max(1)).max(1),
+            ..base
+        }
+    }
+
+    /// The seeds a setting runs: all of [`Plan::seeds`] for a primary setting, the first one
+    /// otherwise.
+    pub fn seeds_for(&self, primary: bool) -> &[u64] {
+        if primary {
+            &self.seeds
+        } else {
+            &self.seeds[..self.seeds.len().min(1)]
+        }
+    }
+
+    /// The K sweep a setting runs: [`Plan::k_sweep`] for a primary setting, none otherwise.
+    pub fn k_sweep_for(&self, primary: bool) -> &[u32] {
+        if primary { &self.k_sweep } else { &[] }
+    }
+}

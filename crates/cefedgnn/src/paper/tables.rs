@@ -1,0 +1,205 @@
+//! The three tables of one [`Setting`] as typed rows: every method at the default K
+//! ([`methods_table`]), CE-FedGNN over the local steps K ([`local_steps_table`]) and over the
+//! noise multiplier σ₀ ([`privacy_table`]).
+
+use serde::Serialize;
+
+use super::runs::avg;
+use super::{Plan, Runs, Setting};
+use crate::error::Result;
+use crate::train::{FedReport, FedTrainConfig, Method};
+
+/// A row of the methods table: one method on one setting at K = [`Plan::k_default`], means over
+/// the setting's seeds (NaN: every seed diverged).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct MethodRow {
+    /// The setting's label.
+    pub setting: String,
+    /// [`Method::name`].
+    pub method: String,
+    /// Local steps K per round.
+    #[serde(rename = "K")]
+    pub k: u32,
+    /// Rounds after the bootstrap.
+    pub rounds: u32,
+    /// The training seeds of the means.
+    pub seeds: Vec<u64>,
+    /// Mean over clients of the test F1 on each client's own test nodes.
+    pub f1_mean: f64,
+    /// Test F1 over all test nodes.
+    pub f1_pooled: f64,
+    /// Mean per-client validation F1.
+    pub val_f1_mean: f64,
+    /// Bytes (up + down, all clients) per exchange.
+    pub bytes_per_round: f64,
+    /// Embedding-row bytes per exchange.
+    pub embedding_bytes_per_round: f64,
+    /// ε(p) (RDP accounting) of the first seed's released rows (NaN: no releases).
+    pub eps_p: f64,
+    /// Mean wall-clock seconds per run.
+    pub seconds: f64,
+}
+
+/// A row of the local-steps table: CE-FedGNN with K local steps per round, the same total
+/// steps T per client.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct LocalStepsRow {
+    /// The setting's label.
+    pub setting: String,
+    /// Local steps K per round.
+    #[serde(rename = "K")]
+    pub k: u32,
+    /// Rounds T / K.
+    pub rounds: u32,
+    /// Mean per-client test F1.
+    pub f1_mean: f64,
+    /// Pooled test F1.
+    pub f1_pooled: f64,
+    /// Bytes per exchange.
+    pub bytes_per_round: f64,
+    /// Embedding-row bytes per exchange.
+    pub embedding_bytes_per_round: f64,
+    /// Embedding bytes per local step: one exchange of the same rows per K steps (the one-off
+    /// bootstrap exchange of round 0 is not a training step).
+    pub embedding_bytes_per_step: f64,
+    /// `embedding_bytes_per_step` over its K = 1 value (NaN without a K = 1 row before it).
+    pub embedding_vs_every_step: f64,
+    /// 1 / K, the bound of `embedding_vs_every_step`.
+    pub one_over_k: f64,
+    /// Total bytes (up + down) of a run.
+    pub bytes_total: f64,
+}
+
+/// A row of the privacy table: CE-FedGNN at noise multiplier σ₀ with ε(p) of the released rows
+/// (p = [`FedTrainConfig::radius`]) and standard DP (p = 2C) for comparison.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct PrivacyRow {
+    /// The setting's label.
+    pub setting: String,
+    /// Noise multiplier σ₀ (σ = σ₀·C).
+    pub sigma0: f64,
+    /// Mean per-client test F1.
+    pub f1_mean: f64,
+    /// Pooled test F1.
+    pub f1_pooled: f64,
+    /// Most releases of one node (first seed; `None`: no releases).
+    pub max_releases: Option<u64>,
+    /// ε(p) by RDP accounting.
+    pub eps_p_rdp: f64,
+    /// ε(p) by the closed form.
+    pub eps_p_closed_form: f64,
+    /// ε of standard DP (p = 2C), RDP accounting.
+    pub eps_standard_dp: f64,
+    /// Clip norm C.
+    pub clip: f64,
+    /// Width of the shared layers (the dimension of a released row).
+    pub hidden: usize,
+    /// Mean pre-clipping norm of the released rows.
+    pub boundary_norm_mean: f64,
+    /// Share of released rows that were clipped.
+    pub clipped_fraction: f64,
+}
+
+/// The methods table of `s`: every method of [`Method::ALL`] at K = [`Plan::k_default`] over
+/// [`Plan::seeds_for`] the setting.
+///
+/// # Errors
+/// As [`Runs::run_seeds`].
+pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<MethodRow>> {
+    let seeds = plan.seeds_for(s.primary);
+    let base = plan.config(s.model, plan.k_default);
+    let mut rows = Vec::new();
+    for m in Method::ALL {
+        let rs = runs.run_seeds(s, &base, m, seeds)?;
+        let eps = rs
+            .first()
+            .and_then(|r| r.privacy.as_ref())
+            .map_or(f64::NAN, |r| r.eps_rdp);
+        rows.push(MethodRow {
+            setting: s.label.clone(),
+            method: m.name().into(),
+            k: base.local_steps,
+            rounds: base.rounds,
+            seeds: seeds.to_vec(),
+            f1_mean: avg(&rs, |r| r.f1_mean),
+            f1_pooled: avg(&rs, |r| r.f1_pooled),
+            val_f1_mean: avg(&rs, |r| r.val_f1_mean),
+            bytes_per_round: avg(&rs, |r| r.bytes_per_round),
+            embedding_bytes_per_round: avg(&rs, |r| r.embedding_bytes_per_round),
+            eps_p: eps,
+            seconds: avg(&rs, |r| r.seconds),
+        });
+    }
+    Ok(rows)
+}
+
+/// The local-steps table of `s`: CE-FedGNN over [`Plan::k_sweep_for`] the setting (no rows for
+/// a setting that is not primary), T / K rounds each.
+///
+/// # Errors
+/// As [`Runs::run_seeds`].
+pub fn local_steps_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<LocalStepsRow>> {
+    let seeds = plan.seeds_for(s.primary);
+    let mut rows = Vec::new();
+    let mut every_step = f64::NAN;
+    for &k in plan.k_sweep_for(s.primary) {
+        let cfg = plan.config(s.model, k);
+        let rs = runs.run_seeds(s, &cfg, Method::CeFedGnn, seeds)?;
+        let per_step = avg(&rs, |r| r.embedding_bytes_per_round / f64::from(k));
+        if k == 1 {
+            every_step = per_step;
+        }
+        rows.push(LocalStepsRow {
+            setting: s.label.clone(),
+            k,
+            rounds: cfg.rounds,
+            f1_mean: avg(&rs, |r| r.f1_mean),
+            f1_pooled: avg(&rs, |r| r.f1_pooled),
+            bytes_per_round: avg(&rs, |r| r.bytes_per_round),
+            embedding_bytes_per_round: avg(&rs, |r| r.embedding_bytes_per_round),
+            embedding_bytes_per_step: per_step,
+            embedding_vs_every_step: per_step / every_step,
+            one_over_k: 1.0 / f64::from(k),
+            bytes_total: avg(&rs, |r| (r.bytes_up + r.bytes_down) as f64),
+        });
+    }
+    Ok(rows)
+}
+
+fn privacy_row(s: &Setting, cfg: &FedTrainConfig, rs: &[FedReport]) -> PrivacyRow {
+    let pr = rs.first().and_then(|r| r.privacy.as_ref());
+    let eps = |f: fn(&crate::privacy::PrivacyReport) -> f64| pr.map_or(f64::NAN, f);
+    PrivacyRow {
+        setting: s.label.clone(),
+        sigma0: cfg.sigma0,
+        f1_mean: avg(rs, |r| r.f1_mean),
+        f1_pooled: avg(rs, |r| r.f1_pooled),
+        max_releases: pr.map(|r| r.max_releases),
+        eps_p_rdp: eps(|r| r.eps_rdp),
+        eps_p_closed_form: eps(|r| r.eps_closed_form),
+        eps_standard_dp: eps(|r| r.standard_dp.eps_rdp),
+        clip: cfg.clip,
+        hidden: cfg.hidden,
+        boundary_norm_mean: avg(rs, |r| r.norms.mean_norm()),
+        clipped_fraction: avg(rs, |r| r.norms.clipped_fraction()),
+    }
+}
+
+/// The privacy table of `s`: CE-FedGNN at K = [`Plan::k_default`] over [`Plan::sigmas`].
+///
+/// # Errors
+/// As [`Runs::run_seeds`].
+pub fn privacy_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<PrivacyRow>> {
+    let seeds = plan.seeds_for(s.primary);
+    let base = plan.config(s.model, plan.k_default);
+    let mut rows = Vec::new();
+    for &sigma0 in &plan.sigmas {
+        let cfg = FedTrainConfig {
+            sigma0,
+            ..base.clone()
+        };
+        let rs = runs.run_seeds(s, &cfg, Method::CeFedGnn, seeds)?;
+        rows.push(privacy_row(s, &cfg, &rs));
+    }
+    Ok(rows)
+}

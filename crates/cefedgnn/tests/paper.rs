@@ -1,0 +1,257 @@
+//! The paper protocol (`cefedgnn::paper`): the quick and full plans, the settings built from
+//! given data, and the three tables on a tiny generated AML graph with 2 banks.
+
+use cefedgnn::aml::{AmlGenConfig, generate};
+use cefedgnn::paper::{
+    AmlSetting, CitationSetting, Plan, Runs, Setting, local_steps_table, methods_table,
+    privacy_table,
+};
+use cefedgnn::train::{FedTask, Method, ModelKind};
+use graph_core::NodeDataset;
+use graph_core::generate::ContextualSbm;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn csbm(seed: u64) -> NodeDataset {
+    ContextualSbm {
+        n: 120,
+        classes: 2,
+        p_in: 0.1,
+        p_out: 0.01,
+        dim: 8,
+        mu: 1.0,
+    }
+    .sample(&mut ChaCha8Rng::seed_from_u64(seed))
+    .unwrap()
+}
+
+/// A tiny AML task: 2 banks (2 clients), 200 accounts.
+fn tiny_aml() -> FedTask {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let cfg = AmlGenConfig {
+        num_banks: 2,
+        num_accounts: 200,
+        num_normal: 1000,
+        attempt_scale: 0.05,
+        ..AmlGenConfig::default()
+    };
+    let ag = generate(&cfg, &mut rng)
+        .unwrap()
+        .to_account_graph()
+        .unwrap();
+    FedTask::from_account_graph("tiny-aml", &ag, 0.6, 0.2, &mut rng).unwrap()
+}
+
+/// A plan of a few steps: T = 4 local steps, K = 2 (K sweep {1, 2}), σ₀ ∈ {0.5, 1}, 2 seeds.
+fn tiny_plan() -> Plan {
+    Plan {
+        aml_steps: 4,
+        k_default: 2,
+        k_sweep: vec![1, 2],
+        sigmas: vec![0.5, 1.0],
+        seeds: vec![0, 1],
+        ..Plan::quick()
+    }
+}
+
+#[test]
+fn quick_and_full_plans() {
+    let q = Plan::quick();
+    let cora5 = CitationSetting {
+        dataset: "cora".into(),
+        clients: 5,
+    };
+    assert_eq!(q.citation, vec![cora5.clone()]);
+    let gine = |accounts| AmlSetting {
+        accounts,
+        model: ModelKind::Gine,
+    };
+    assert_eq!(q.aml, vec![gine(2000)]);
+    assert_eq!(
+        (q.citation_steps, q.aml_steps, q.k_default),
+        (2048, 256, 32)
+    );
+    assert_eq!(q.k_sweep, [1, 8, 32, 128]);
+    assert_eq!(q.sigmas, [0.5, 1.0, 1.2]);
+    assert_eq!(q.seeds, [0]);
+
+    let f = Plan::full();
+    assert_eq!(f.citation.len(), 5);
+    assert_eq!(f.citation[0], cora5);
+    let gin = AmlSetting {
+        accounts: 2000,
+        model: ModelKind::Gin,
+    };
+    assert_eq!(f.aml, vec![gine(2000), gin, gine(4000), gine(8000)]);
+    assert_eq!((f.citation_steps, f.aml_steps), (2048, 512));
+    assert_eq!(f.k_sweep, [1, 8, 32, 128, 1024]);
+    assert_eq!(f.seeds, [0, 1, 2]);
+    assert!(f.k_sweep.contains(&f.k_default) && q.k_sweep.contains(&q.k_default));
+
+    assert_eq!(f.seeds_for(true), [0, 1, 2]);
+    assert_eq!(f.seeds_for(false), [0]);
+    assert_eq!(f.k_sweep_for(false), [] as [u32; 0]);
+    let c = f.config(ModelKind::Gcn, 8);
+    assert_eq!(
+        (c.model, c.hidden, c.local_steps, c.rounds),
+        (ModelKind::Gcn, 8, 8, 256)
+    );
+    let a = f.config(ModelKind::Gin, 1024);
+    assert_eq!((a.model, a.hidden, a.rounds), (ModelKind::Gin, 32, 1));
+}
+
+#[test]
+fn settings_skip_missing_data_and_mark_the_primary_ones() {
+    let plan = Plan {
+        citation: vec![
+            CitationSetting {
+                dataset: "missing".into(),
+                clients: 3,
+            },
+            CitationSetting {
+                dataset: "csbm".into(),
+                clients: 2,
+            },
+            CitationSetting {
+                dataset: "csbm".into(),
+                clients: 3,
+            },
+        ],
+        aml: vec![
+            AmlSetting {
+                accounts: 300,
+                model: ModelKind::Gine,
+            },
+            AmlSetting {
+                accounts: 300,
+                model: ModelKind::Gin,
+            },
+        ],
+        ..Plan::quick()
+    };
+    let data = [("csbm", csbm(1))];
+    let sets = plan.settings(&data, 42).unwrap();
+    let labels: Vec<_> = sets.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "csbm N=2",
+            "csbm N=3",
+            "aml-gen-300 Gine",
+            "aml-gen-300 Gin"
+        ]
+    );
+    let primary: Vec<_> = sets.iter().map(|s| s.primary).collect();
+    assert_eq!(primary, [true, false, true, false]);
+    let models: Vec<_> = sets.iter().map(|s| s.model).collect();
+    assert_eq!(
+        models,
+        [
+            ModelKind::Gcn,
+            ModelKind::Gcn,
+            ModelKind::Gine,
+            ModelKind::Gin
+        ]
+    );
+    assert_eq!(sets[1].task.fed.clients().len(), 3);
+    // One generated graph per account count, one client per bank (8 banks).
+    assert_eq!(sets[2].task.labels, sets[3].task.labels);
+    assert_eq!(sets[2].task.split.test, sets[3].task.split.test);
+    assert_eq!(sets[2].task.fed.clients().len(), 8);
+    // The seed draws partitions, splits and graphs: the same seed, the same settings.
+    let again = plan.settings(&data, 42).unwrap();
+    assert_eq!(sets[0].task.split.test, again[0].task.split.test);
+    assert_eq!(sets[2].task.labels, again[2].task.labels);
+    let other = plan.settings(&data, 43).unwrap();
+    assert_ne!(sets[0].task.split.test, other[0].task.split.test);
+}
+
+#[test]
+fn tables_on_a_tiny_aml_graph() {
+    let plan = tiny_plan();
+    let s = Setting {
+        label: "tiny".into(),
+        task: tiny_aml(),
+        model: ModelKind::Gine,
+        primary: true,
+    };
+    let mut runs = Runs::new(false);
+    let methods = methods_table(&plan, &s, &mut runs).unwrap();
+    let names: Vec<_> = methods.iter().map(|r| r.method.as_str()).collect();
+    let all: Vec<_> = Method::ALL.iter().map(|m| m.name()).collect();
+    assert_eq!(names, all);
+    let sharing = [
+        Method::CeFedGnn,
+        Method::NoEmbeddingMa,
+        Method::NoGradientMa,
+        Method::StaleEmbeddings,
+    ]
+    .map(Method::name);
+    for r in &methods {
+        assert_eq!((r.setting.as_str(), r.k, r.rounds), ("tiny", 2, 2));
+        assert_eq!(r.seeds, [0, 1]);
+        for f1 in [r.f1_mean, r.f1_pooled, r.val_f1_mean] {
+            assert!((0.0..=1.0).contains(&f1), "{r:?}");
+        }
+        assert!(
+            r.seconds.is_finite() && r.bytes_per_round.is_finite(),
+            "{r:?}"
+        );
+        let shares = sharing.contains(&r.method.as_str());
+        assert_eq!(r.embedding_bytes_per_round > 0.0, shares, "{r:?}");
+        assert_eq!(r.eps_p.is_finite(), shares, "{r:?}");
+    }
+    let ce = methods.iter().find(|r| r.method == "cefedgnn").unwrap();
+    assert!(ce.eps_p > 0.0);
+
+    let ks = local_steps_table(&plan, &s, &mut runs).unwrap();
+    let kr: Vec<_> = ks.iter().map(|r| (r.k, r.rounds)).collect();
+    assert_eq!(kr, [(1, 4), (2, 2)]);
+    assert_eq!(ks[0].embedding_vs_every_step, 1.0);
+    assert!(
+        ks[1].embedding_vs_every_step <= ks[1].one_over_k + 1e-12,
+        "{:?}",
+        ks[1]
+    );
+    assert_eq!(ks[1].one_over_k, 0.5);
+    // K = 2 is the methods table's run, reused.
+    assert_eq!(ks[1].f1_mean, ce.f1_mean);
+    assert!(
+        ks.iter()
+            .all(|r| r.f1_mean.is_finite() && r.bytes_total > 0.0)
+    );
+
+    let ps = privacy_table(&plan, &s, &mut runs).unwrap();
+    let sig: Vec<_> = ps.iter().map(|r| r.sigma0).collect();
+    assert_eq!(sig, [0.5, 1.0]);
+    for r in &ps {
+        assert!(r.max_releases.is_some_and(|n| n > 0), "{r:?}");
+        assert!(
+            r.eps_p_rdp > 0.0 && r.eps_p_closed_form.is_finite(),
+            "{r:?}"
+        );
+        assert!(r.eps_standard_dp > r.eps_p_rdp, "{r:?}");
+        assert_eq!((r.clip, r.hidden), (1.0, 32));
+        assert!((0.0..=1.0).contains(&r.clipped_fraction) && r.boundary_norm_mean > 0.0);
+    }
+    assert!(ps[0].eps_p_rdp > ps[1].eps_p_rdp, "more noise, smaller ε");
+    assert_eq!(ps[1].eps_p_rdp, ce.eps_p);
+    assert!(runs.diverged().is_empty(), "{:?}", runs.diverged());
+
+    // A setting that is not primary: the first seed, no K sweep.
+    let s = Setting {
+        primary: false,
+        ..s
+    };
+    assert!(local_steps_table(&plan, &s, &mut runs).unwrap().is_empty());
+    let first = methods_table(&plan, &s, &mut runs).unwrap();
+    assert!(first.iter().all(|r| r.seeds == [0]));
+}
+
+#[test]
+fn rows_serialize_with_the_table_columns() {
+    let v = serde_json::to_value(cefedgnn::paper::MethodRow::default()).unwrap();
+    assert!(v.get("K").is_some() && v.get("k").is_none());
+    let v = serde_json::to_value(cefedgnn::paper::PrivacyRow::default()).unwrap();
+    assert_eq!(v["max_releases"], serde_json::Value::Null);
+}

@@ -1,0 +1,278 @@
+//! The paper's protocols (`edgerefine::paper`) on small generated data: a node grid run chunk by
+//! chunk, Blink's validation-based selection, the MUTAG rows and the attack rows.
+
+use edgerefine::paper::rae;
+use graph_core::generate::erdos_renyi;
+
+#[test]
+fn the_attack_rows_get_more_precise_with_eps() {
+    let g = erdos_renyi(120, 0.08, &mut dp_core::rng::seeded_rng(5)).unwrap();
+    let rows = rae::rows("er", &g, &[0.5, 6.0], 1).unwrap();
+    assert_eq!(rows.len(), 2);
+    let n = 120u64;
+    for r in &rows {
+        assert_eq!(r.dataset, "er");
+        assert!(r.decided_pairs <= n * (n - 1) / 2, "{r:?}");
+        assert!(r.rae_grand > 0.0 && r.rae_release_as_guess >= 0.0, "{r:?}");
+        assert!((0.0..=1.0).contains(&r.release_precision), "{r:?}");
+    }
+    assert!(
+        rows[1].release_precision > rows[0].release_precision + 0.3,
+        "{rows:?}"
+    );
+    assert!(rows[1].rae_release_as_guess < rows[0].rae_release_as_guess);
+    assert_eq!(rows, rae::rows("er", &g, &[0.5, 6.0], 1).unwrap(), "seeded");
+}
+
+#[cfg(feature = "train")]
+mod train {
+    use edgerefine::TieBreak;
+    use edgerefine::baselines::{BlinkParams, BlinkVariant};
+    use edgerefine::eval::{Method, NodeModel, blink_posterior, train_on_release};
+    use edgerefine::paper::node::{NodeAcc, NodeGrid};
+    use edgerefine::paper::{BlinkProtocol, DatasetPlan, Plan, blink, mutag};
+    use graph_core::generate::ContextualSbm;
+    use graph_core::{Graph, GraphDataset, NodeDataset, Targets};
+
+    /// A homophilous 3-class SBM with weak features: the graph matters.
+    fn sbm(seed: u64) -> NodeDataset {
+        ContextualSbm {
+            n: 240,
+            classes: 3,
+            p_in: 0.08,
+            p_out: 0.004,
+            dim: 8,
+            mu: 0.8,
+        }
+        .sample(&mut dp_core::rng::seeded_rng(seed))
+        .unwrap()
+    }
+
+    fn er1() -> Method {
+        Method::EdgeRefine {
+            k: 1.0,
+            tie_break: TieBreak::Default,
+        }
+    }
+
+    #[test]
+    fn a_small_grid_gives_finite_rows_and_the_true_graph_beats_no_graph() {
+        let ds = sbm(2);
+        let plan = Plan {
+            datasets: vec![DatasetPlan {
+                name: "sbm",
+                eps: vec![2.0],
+                max_epochs: 60,
+                patience: 60,
+            }],
+            models: vec![NodeModel::Gcn],
+            methods: vec![er1(), Method::Dprr],
+            dense_methods: vec![],
+            dense_eps: vec![],
+            seeds: vec![0, 1],
+            ..Plan::quick()
+        };
+        let grid = NodeGrid::new(&plan, &plan.datasets[0]);
+        let mut acc = NodeAcc::new(&grid);
+        for slot in grid.slots() {
+            for &seed in &plan.seeds {
+                let c = grid.run_chunk(&ds, slot, seed).unwrap();
+                assert_eq!(c.fingerprint, grid.fingerprint(slot, seed));
+                assert_eq!(c.releases.len(), grid.chunk_methods(slot).len());
+                assert_eq!(c.trains.len(), c.releases.len() * plan.models.len());
+                acc.add(slot, &c);
+            }
+        }
+        let rows = grid.rows(&acc).unwrap();
+        let labels: Vec<&str> = rows.accuracy.iter().map(|r| r.method.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "non-private",
+                "no graph (features only)",
+                "EdgeRefine k=1",
+                "DPRR"
+            ]
+        );
+        for r in &rows.accuracy {
+            assert_eq!(r.runs.len(), 2, "{r:?}");
+            assert!(
+                (0.0..=1.0).contains(&r.acc_mean) && r.acc_std.is_finite(),
+                "{r:?}"
+            );
+            assert_eq!(r.max_epochs, 60);
+        }
+        let (origin, none) = (&rows.accuracy[0], &rows.accuracy[1]);
+        assert!(
+            origin.acc_mean > none.acc_mean + 0.05,
+            "{} vs {}",
+            origin.acc_mean,
+            none.acc_mean
+        );
+        assert_eq!(
+            (origin.edges, origin.precision),
+            (ds.graph().num_edges() as f64, 1.0)
+        );
+        assert_eq!(none.edges, 0.0);
+        assert!(none.precision.is_nan(), "an empty release has no precision");
+        let er = &rows.releases[2];
+        assert_eq!((er.method.as_str(), er.eps), ("EdgeRefine k=1", Some(2.0)));
+        assert!(er.edges <= ds.graph().num_edges() as f64 && er.edges > 0.0);
+        assert_eq!(rows.pubi.len(), 2);
+        assert!(rows.pubi.iter().all(|r| r.pubi.is_finite()));
+        assert_eq!(acc.at_cap().len(), 1);
+        assert_eq!(acc.at_cap()[0].runs, 8);
+
+        // The same chunk again: the same releases (a seeded experiment).
+        let a = grid.run_chunk(&ds, Some(0), 1).unwrap();
+        let b = grid.run_chunk(&ds, Some(0), 1).unwrap();
+        for ((ma, ra), (mb, rb)) in a.releases.iter().zip(&b.releases) {
+            assert_eq!(ma, mb);
+            assert_eq!((ra.edges, ra.recall), (rb.edges, rb.recall));
+        }
+    }
+
+    fn blink_plan() -> Plan {
+        Plan {
+            seeds: vec![0, 1],
+            blink: BlinkProtocol {
+                eps: vec![2.0],
+                variants: vec![BlinkVariant::Hard],
+                deltas: vec![0.1, 0.5],
+                lrs: vec![0.01],
+                wds: vec![0.0],
+                dropouts: vec![0.0, 0.5],
+                epochs: 25,
+            },
+            ..Plan::quick()
+        }
+    }
+
+    #[test]
+    fn blink_keeps_the_setting_of_the_lowest_validation_loss() {
+        let ds = sbm(6);
+        let plan = blink_plan();
+        let b = &plan.blink;
+        let row = blink::variant_row(&ds, &plan, BlinkVariant::Hard, 2.0).unwrap();
+        assert_eq!(row.method, "Blink-hard (original, δ_b tuned)");
+        assert_eq!((row.eps, row.published), (Some(2.0), Some(0.712)));
+        assert_eq!(row.runs.len(), 2);
+        assert!((0.0..=1.0).contains(&row.acc_mean), "{row:?}");
+        assert!(row.edges.value() > 0.0 && (0.0..=1.0).contains(&row.precision.unwrap()));
+        // Every setting's validation loss on seed 0, as the protocol computes it.
+        let mut losses = Vec::new();
+        for &delta in &b.deltas {
+            let params = BlinkParams {
+                delta,
+                ..BlinkParams::new(2.0)
+            };
+            let r = blink_posterior(ds.graph(), &params, 0)
+                .unwrap()
+                .0
+                .release(BlinkVariant::Hard)
+                .unwrap();
+            for hp in blink::grid(b, &[delta]) {
+                let plan = blink::train_plan(b, 0, &hp);
+                let s = train_on_release(&ds, &r.graph, r.weights.as_deref(), &plan).unwrap();
+                losses.push((s.val_loss, hp));
+            }
+        }
+        assert_eq!(losses.len(), 4);
+        let min = losses.iter().map(|x| x.0).fold(f64::INFINITY, f64::min);
+        assert!(
+            (row.val_loss - min).abs() < 1e-6,
+            "{} vs {losses:?}",
+            row.val_loss
+        );
+        let chosen = losses.iter().find(|x| (x.0 - min).abs() < 1e-6).unwrap().1;
+        assert_eq!(
+            (row.delta_b, row.dropout),
+            (Some(chosen.delta), chosen.dropout)
+        );
+    }
+
+    #[test]
+    fn blink_reference_rows_are_the_true_graph_and_no_graph() {
+        let ds = sbm(6);
+        let plan = blink_plan();
+        let rows = blink::table(&ds, &plan, |_| {}).unwrap();
+        assert_eq!(rows.len(), 3);
+        let (origin, none) = (&rows[0], &rows[1]);
+        assert_eq!((origin.method.as_str(), origin.eps), ("non-private", None));
+        assert_eq!(origin.edges.value(), ds.graph().num_edges() as f64);
+        assert_eq!(
+            (none.edges.value(), none.delta_b, none.precision),
+            (0.0, None, None)
+        );
+        assert_eq!(none.published, Some(0.710));
+        assert!(origin.acc_mean > none.acc_mean, "{rows:?}");
+        assert!(blink::reference_row(&ds, &plan, Method::SymRr).is_err());
+        let no_seeds = Plan {
+            seeds: vec![],
+            ..blink_plan()
+        };
+        assert!(blink::reference_row(&ds, &no_seeds, Method::Origin).is_err());
+    }
+
+    /// Cycles (class 0) against stars (class 1), 8 nodes each, constant node labels: only the
+    /// structure separates the classes.
+    fn cycles_and_stars(count: usize) -> GraphDataset {
+        let mut graphs = Vec::new();
+        let mut labels = Vec::new();
+        for i in 0..count {
+            let edges: Vec<(u32, u32)> = if i % 2 == 0 {
+                (0..8).map(|u| (u, (u + 1) % 8)).collect()
+            } else {
+                (1..8).map(|u| (0, u)).collect()
+            };
+            graphs.push(Graph::from_edges(8, &edges).unwrap());
+            labels.push((i % 2) as u32);
+        }
+        let targets = Targets::Class {
+            labels,
+            num_classes: 2,
+            original: vec![0, 1],
+        };
+        GraphDataset::new("toy", graphs, targets)
+            .unwrap()
+            .with_node_labels(vec![vec![0; 8]; count])
+            .unwrap()
+    }
+
+    #[test]
+    fn the_mutag_table_has_a_row_per_method_and_eps() {
+        let ds = cycles_and_stars(40);
+        let plan = Plan {
+            mutag_methods: vec![Method::Origin, Method::NoGraph, er1()],
+            mutag_eps: vec![1.0, 3.0],
+            seeds: vec![3],
+            ..Plan::quick()
+        };
+        let mut seen = 0;
+        let rows = mutag::table(&ds, &plan, |_| seen += 1).unwrap();
+        assert_eq!(seen, 4);
+        let cells: Vec<(&str, Option<f64>)> =
+            rows.iter().map(|r| (r.method.as_str(), r.eps)).collect();
+        assert_eq!(
+            cells,
+            [
+                ("non-private", None),
+                ("no graph (features only)", None),
+                ("EdgeRefine k=1", Some(1.0)),
+                ("EdgeRefine k=1", Some(3.0)),
+            ]
+        );
+        assert!(rows[0].acc_mean >= 0.99, "{rows:?}");
+        assert!(rows[1].acc_mean <= 0.75, "{rows:?}");
+        assert_eq!(
+            (rows[0].edges, rows[0].precision),
+            (300.0, 1.0),
+            "20 cycles, 20 stars"
+        );
+        assert!(rows.iter().all(|r| r.runs.len() == 1 && r.acc_std == 0.0));
+        let curves = mutag::curves(&rows, &plan.mutag_eps);
+        assert_eq!(curves.len(), 3);
+        assert!(curves.iter().all(|c| c.points.len() == 2));
+        assert!(mutag::row(&ds, Method::Origin, None, &[]).is_err());
+    }
+}

@@ -1,0 +1,273 @@
+//! The repetition and seeding protocol of the paper's tables: their effort-dependent sizes
+//! ([`Sizes::quick`], [`Sizes::full`]), one seed stream per table and dataset ([`SeedStream`],
+//! [`rep_seed`]) and the pattern sets the tables embed with ([`PatternSet`]).
+
+use rand::Rng;
+use serde::Serialize;
+
+use super::DatasetSetting;
+use crate::error::Result;
+use crate::pattern::{Pattern, PatternSampler};
+
+/// Patterns per embedding in the tables (the paper's `d = 50`).
+pub const PATTERNS: usize = 50;
+
+/// ρ of the private rows of the main table and of Q2.
+pub const MAIN_RHO: f64 = 0.01;
+
+/// The effort-dependent sizes of the tables: repetitions, subsample sizes and ρ grids.
+///
+/// # Example
+/// ```
+/// use homdp::paper::Sizes;
+/// let (quick, full) = (Sizes::quick(), Sizes::full());
+/// assert_eq!((quick.reps, full.reps), (1, 3));
+/// assert_eq!(quick.q2_limits(), (1600, 400));
+/// assert_eq!(full.q2_limits(), (usize::MAX, usize::MAX));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Sizes {
+    /// Repetitions (pattern sets and noise draws) of the main table and Q1.
+    pub reps: usize,
+    /// Repetitions of Q2 and of the privacy–utility curve.
+    pub side_reps: usize,
+    /// At most this many training graphs per dataset (seeded subsample, [`super::Prepared`]).
+    pub max_train: usize,
+    /// At most this many test graphs per dataset.
+    pub max_test: usize,
+    /// Graphs per class of the Q1 SBM collection ([`super::q1_sbm`]).
+    pub sbm_per_class: usize,
+    /// ρ values of the privacy–utility curve.
+    pub curve_rhos: Vec<f64>,
+    /// ρ values of Q1.
+    pub q1_rhos: Vec<f64>,
+    /// Q2: a seeded subsample of this many HIV graphs (4/5 from the scaffold split's training
+    /// side, 1/5 from its test side); `None`: all of HIV.
+    pub q2_graphs: Option<usize>,
+}
+
+impl Sizes {
+    /// `--quick`: a few minutes on 2 cores (one repetition, at most 1000 / 250 graphs per
+    /// dataset, 2000 HIV graphs in Q2, three ρ per curve).
+    pub fn quick() -> Self {
+        Self {
+            reps: 1,
+            side_reps: 1,
+            max_train: 1000,
+            max_test: 250,
+            sbm_per_class: 40,
+            curve_rhos: vec![1e-4, 1e-2, 1.0],
+            q1_rhos: vec![1e-3, 1e-2, 1.0],
+            q2_graphs: Some(2000),
+        }
+    }
+
+    /// `--full`: all graphs, three repetitions of the main table and Q1, five ρ per curve.
+    pub fn full() -> Self {
+        Self {
+            reps: 3,
+            side_reps: 1,
+            max_train: usize::MAX,
+            max_test: usize::MAX,
+            sbm_per_class: 100,
+            curve_rhos: vec![1e-4, 1e-3, 1e-2, 1e-1, 1.0],
+            q1_rhos: vec![1e-4, 1e-3, 1e-2, 1e-1, 1.0],
+            q2_graphs: None,
+        }
+    }
+
+    /// The training and test limits of Q2's HIV subsample ([`Sizes::q2_graphs`]).
+    pub fn q2_limits(&self) -> (usize, usize) {
+        match self.q2_graphs {
+            Some(g) => (g * 4 / 5, g / 5),
+            None => (usize::MAX, usize::MAX),
+        }
+    }
+}
+
+/// Which table (and dataset in it) a repetition belongs to. Every stream draws its own pattern
+/// sets, noise and model seeds from the run seed ([`rep_seed`]); a dataset's stream is fixed by
+/// its position in [`super::settings`], so it keeps its seeds whether or not others run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SeedStream {
+    /// The main table's rows of the dataset at this position in [`super::settings`].
+    Main(usize),
+    /// Q1 with the cycle densities.
+    Q1Cycles,
+    /// Q1 with the forest densities.
+    Q1Forests,
+    /// Q2 at this treewidth.
+    Q2 {
+        /// The patterns' treewidth (1, 2 or 3).
+        treewidth: usize,
+    },
+    /// The privacy–utility curve of the dataset at this position in [`super::settings`].
+    Curve(usize),
+    /// The GIN baselines of the dataset at this position in [`super::settings`].
+    Gin(usize),
+}
+
+impl SeedStream {
+    /// The stream's tag in [`rep_seed`]: the dataset position for the main table, 100 / 101
+    /// for Q1, 200 + treewidth for Q2, 300 + position for the curve, 400 + position for GIN.
+    pub fn tag(self) -> u64 {
+        match self {
+            Self::Main(i) => i as u64,
+            Self::Q1Cycles => 100,
+            Self::Q1Forests => 101,
+            Self::Q2 { treewidth } => 200 + treewidth as u64,
+            Self::Curve(i) => 300 + i as u64,
+            Self::Gin(i) => 400 + i as u64,
+        }
+    }
+}
+
+/// The seed of repetition `rep` of `stream` in a run seeded with `seed`: it draws that
+/// repetition's patterns and seeds its noise and downstream model.
+///
+/// # Example
+/// ```
+/// use homdp::paper::{SeedStream, rep_seed};
+/// assert_eq!(rep_seed(42, SeedStream::Main(0), 0), rep_seed(42, SeedStream::Main(0), 0));
+/// assert_ne!(rep_seed(42, SeedStream::Main(0), 0), rep_seed(42, SeedStream::Main(1), 0));
+/// assert_ne!(rep_seed(42, SeedStream::Main(0), 0), rep_seed(42, SeedStream::Main(0), 1));
+/// ```
+pub fn rep_seed(seed: u64, stream: SeedStream, rep: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(stream.tag().wrapping_mul(1_000_003))
+        .wrapping_add(rep as u64)
+}
+
+/// The patterns a table embeds with, drawn afresh for each repetition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum PatternSet {
+    /// The cycles `C3`, `C4` (the SBM rows; nothing is drawn).
+    Cycles,
+    /// This many forests of the paper's law ([`PatternSampler::forests`]).
+    Forests(usize),
+    /// This many partial k-trees of treewidth at most `treewidth` (2 or 3;
+    /// [`PatternSampler::partial_ktrees`]).
+    PartialKTrees {
+        /// The treewidth bound k.
+        treewidth: usize,
+        /// How many patterns.
+        count: usize,
+    },
+}
+
+impl PatternSet {
+    /// The main table's and the curve's patterns of `setting`: the cycles for SBM, else
+    /// [`PATTERNS`] forests.
+    pub fn of(setting: &DatasetSetting) -> Self {
+        if setting.name == "SBM" {
+            Self::Cycles
+        } else {
+            Self::Forests(PATTERNS)
+        }
+    }
+
+    /// Q2's patterns of treewidth `treewidth`: forests for 1, partial k-trees for 2 and 3.
+    pub fn of_treewidth(treewidth: usize, count: usize) -> Self {
+        if treewidth == 1 {
+            Self::Forests(count)
+        } else {
+            Self::PartialKTrees { treewidth, count }
+        }
+    }
+
+    /// Draws one pattern set.
+    ///
+    /// # Errors
+    /// [`crate::HomdpError::InvalidParam`] for a treewidth outside 1..=3.
+    pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> Result<Vec<Pattern>> {
+        Ok(match *self {
+            Self::Cycles => vec![Pattern::cycle(3)?, Pattern::cycle(4)?],
+            Self::Forests(d) => PatternSampler::forests().sample_many(d, rng),
+            Self::PartialKTrees { treewidth, count } => {
+                PatternSampler::partial_ktrees(treewidth)?.sample_many(count, rng)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::paper::setting;
+
+    #[test]
+    fn seeds_are_deterministic_and_distinct_per_stream_and_repetition() {
+        let streams = [
+            SeedStream::Main(0),
+            SeedStream::Main(5),
+            SeedStream::Q1Cycles,
+            SeedStream::Q1Forests,
+            SeedStream::Q2 { treewidth: 1 },
+            SeedStream::Q2 { treewidth: 3 },
+            SeedStream::Curve(0),
+            SeedStream::Gin(0),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for s in streams {
+            for rep in 0..3 {
+                assert_eq!(rep_seed(42, s, rep), rep_seed(42, s, rep));
+                assert!(seen.insert(rep_seed(42, s, rep)), "{s:?} rep {rep}");
+            }
+        }
+        // The seeds of the reference run (seed 42) must never change: they fix every table.
+        assert_eq!(
+            rep_seed(42, SeedStream::Main(0), 0),
+            42u64.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        );
+        assert_eq!(
+            rep_seed(42, SeedStream::Curve(2), 1).wrapping_sub(rep_seed(
+                42,
+                SeedStream::Main(0),
+                0
+            )),
+            302 * 1_000_003 + 1
+        );
+        assert_ne!(
+            rep_seed(42, SeedStream::Main(0), 0),
+            rep_seed(7, SeedStream::Main(0), 0)
+        );
+    }
+
+    #[test]
+    fn quick_is_smaller_than_full() {
+        let (q, f) = (Sizes::quick(), Sizes::full());
+        assert!(q.reps < f.reps && q.max_train < f.max_train && q.max_test < f.max_test);
+        assert!(q.curve_rhos.len() < f.curve_rhos.len() && q.sbm_per_class < f.sbm_per_class);
+        assert_eq!((q.max_train, q.max_test, q.sbm_per_class), (1000, 250, 40));
+        assert_eq!(f.q2_graphs, None);
+        assert!(f.curve_rhos.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn pattern_sets_are_seeded() -> Result<()> {
+        let bace = setting("BACE").expect("a setting");
+        assert_eq!(PatternSet::of(&bace), PatternSet::Forests(PATTERNS));
+        let sbm = setting("SBM").expect("a setting");
+        assert_eq!(PatternSet::of(&sbm), PatternSet::Cycles);
+        let draw = |p: PatternSet, seed| p.draw(&mut ChaCha8Rng::seed_from_u64(seed));
+        let set = PatternSet::of_treewidth(2, 10);
+        assert_eq!(draw(set, 3)?, draw(set, 3)?);
+        assert_ne!(draw(set, 3)?, draw(set, 4)?);
+        assert_eq!(draw(set, 3)?.len(), 10);
+        assert!(
+            draw(PatternSet::of_treewidth(1, 10), 3)?
+                .iter()
+                .all(Pattern::is_forest)
+        );
+        assert_eq!(draw(PatternSet::Cycles, 0)?.len(), 2);
+        assert!(
+            PatternSet::of_treewidth(4, 10)
+                .draw(&mut ChaCha8Rng::seed_from_u64(0))
+                .is_err()
+        );
+        Ok(())
+    }
+}

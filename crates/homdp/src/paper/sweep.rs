@@ -1,0 +1,230 @@
+//! One sweep of the paper's protocol: a prepared dataset evaluated at several (ρ, bound,
+//! test-row) points over seeded repetitions, each repetition with a fresh pattern set and one
+//! noise draw shared by all points ([`sweep`]); the runs of each point ([`Runs`]).
+
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand_chacha::{ChaCha8Rng, ChaCha20Rng};
+use serde::Serialize;
+
+use super::protocol::{PatternSet, SeedStream, rep_seed};
+use super::{BOUNDS, DELTA, DatasetSetting, Metric, Prepared};
+use crate::error::Result;
+use crate::evaluate::{EvalData, Outcome, Protocol, clean_features, evaluate};
+use crate::sensitivity::SensitivityBound;
+
+/// One evaluation of a sweep: ρ (`None`: non-private), the sensitivity bound, and whether the
+/// test rows are released with noise too (`false`: the paper's clean test rows).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Point {
+    /// ρ of the release (`None`: no noise).
+    pub rho: Option<f64>,
+    /// The sensitivity bound that calibrates the noise.
+    pub bound: SensitivityBound,
+    /// Noisy test rows (`false`: the paper's clean test rows).
+    pub noisy_test: bool,
+}
+
+impl Point {
+    /// A private point with clean test rows.
+    pub fn private(rho: f64, bound: SensitivityBound) -> Self {
+        Self {
+            rho: Some(rho),
+            bound,
+            noisy_test: false,
+        }
+    }
+
+    /// The non-private point (ρ = ∞, clean test rows).
+    pub fn non_private() -> Self {
+        Self {
+            rho: None,
+            bound: SensitivityBound::ComponentAware,
+            noisy_test: false,
+        }
+    }
+
+    /// This point with noisy test rows.
+    pub fn noisy(self) -> Self {
+        Self {
+            noisy_test: true,
+            ..self
+        }
+    }
+
+    /// The bound's name in tables (`components`, `paper`), `-` for the non-private point.
+    pub fn bound_name(&self) -> &'static str {
+        if self.rho.is_some() {
+            bound_name(self.bound)
+        } else {
+            "-"
+        }
+    }
+
+    /// `clean` or `noisy` (the `test_rows` column).
+    pub fn test_rows(&self) -> &'static str {
+        if self.noisy_test { "noisy" } else { "clean" }
+    }
+}
+
+/// The name of `bound` in tables ([`BOUNDS`]).
+pub(crate) fn bound_name(bound: SensitivityBound) -> &'static str {
+    BOUNDS
+        .iter()
+        .find(|(b, _)| *b == bound)
+        .map_or("other", |(_, n)| n)
+}
+
+/// Every `(ρ, bound)` of `rhos` × [`BOUNDS`] (ρ outer), with clean test rows.
+pub fn rho_grid(rhos: &[f64]) -> Vec<Point> {
+    rhos.iter()
+        .flat_map(|&r| BOUNDS.iter().map(move |&(b, _)| Point::private(r, b)))
+        .collect()
+}
+
+/// The runs of one [`Point`] over the repetitions of a sweep.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Runs {
+    /// The dataset's [`Metric`], per repetition.
+    pub metric: Vec<f64>,
+    /// Accuracy per repetition (NaN where not computed).
+    pub accuracy: Vec<f64>,
+    /// Top-1 re-identification rate per repetition.
+    pub top1: Vec<f64>,
+    /// Top-10 re-identification rate per repetition.
+    pub top10: Vec<f64>,
+    /// ε of the release (∞ for the non-private point).
+    pub eps: f64,
+    /// Most graphs clipped to Δ in one repetition.
+    pub clipped: usize,
+    /// Seconds of the releases, models and attacks (all repetitions).
+    pub seconds: f64,
+    /// Seconds spent computing the clean densities (all repetitions).
+    pub count_seconds: f64,
+}
+
+impl Runs {
+    fn add(&mut self, o: &Outcome, m: Metric) {
+        self.metric.push(m.of(o));
+        self.accuracy.push(o.scores.accuracy.unwrap_or(f64::NAN));
+        self.top1.push(o.attack_top1.unwrap_or(f64::NAN));
+        self.top10.push(o.attack_top10.unwrap_or(f64::NAN));
+        self.eps = o.guarantee.map_or(f64::INFINITY, |g| g.eps());
+        self.clipped = self.clipped.max(o.clipped);
+        self.seconds += o.seconds.iter().sum::<f64>();
+    }
+
+    /// Mean and sample standard deviation of the metric (see [`mean_std`]).
+    pub fn score(&self) -> (f64, f64) {
+        mean_std(&self.metric)
+    }
+}
+
+/// Mean and sample standard deviation (0 for one value), ignoring NaN (missing runs); NaN for
+/// no value.
+pub fn mean_std(v: &[f64]) -> (f64, f64) {
+    let v: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+    graph_core::mean_std(&v).unwrap_or((f64::NAN, f64::NAN))
+}
+
+/// The mean of [`mean_std`].
+pub fn mean(v: &[f64]) -> f64 {
+    mean_std(v).0
+}
+
+/// Which repetitions a sweep runs: `reps` repetitions of `stream` in a run seeded with `seed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Repetitions {
+    /// The run seed.
+    pub seed: u64,
+    /// The table (and dataset) the repetitions belong to.
+    pub stream: SeedStream,
+    /// How many.
+    pub reps: usize,
+}
+
+impl Repetitions {
+    /// `reps` repetitions of `stream` in a run seeded with `seed`.
+    pub fn new(seed: u64, stream: SeedStream, reps: usize) -> Self {
+        Self { seed, stream, reps }
+    }
+}
+
+/// Evaluates `patterns` on `p` with `setting` at every point of `grid` over the repetitions
+/// `reps`; returns the runs of each point, in `grid`'s order. The attack runs on every release.
+///
+/// Repetition `r` draws its patterns from [`rep_seed`]`(seed, stream, r)` and every point of it
+/// the same noise (the generator is reseeded per point), so points that differ only in
+/// `noisy_test` share one release: the model is trained on the same noisy training rows, and the
+/// attack (which depends on the release only) runs once and is reported for both.
+///
+/// # Errors
+/// As [`PatternSet::draw`], [`clean_features`] and [`evaluate`].
+///
+/// # Privacy
+/// Each point is one release of all graphs, with the guarantee of [`evaluate`] (ε in
+/// [`Runs::eps`]); repetitions and points are separate experiments, not a composed release.
+///
+/// # Complexity
+/// `reps` density computations plus `reps · |grid|` evaluations.
+pub fn sweep(
+    p: &Prepared,
+    setting: &DatasetSetting,
+    patterns: PatternSet,
+    reps: Repetitions,
+    grid: &[Point],
+) -> Result<Vec<Runs>> {
+    let mut runs: Vec<Runs> = grid.iter().map(|_| Runs::default()).collect();
+    let model = p.scaled(setting.model);
+    for rep in 0..reps.reps {
+        let seed = rep_seed(reps.seed, reps.stream, rep);
+        let pats = patterns.draw(&mut ChaCha8Rng::seed_from_u64(seed))?;
+        let count_start = Instant::now();
+        let clean = clean_features(&pats, &p.graphs, setting.append_num_nodes)?;
+        let count_secs = count_start.elapsed().as_secs_f64();
+        for a in &mut runs {
+            a.count_seconds += count_secs;
+        }
+        let mut outcomes: Vec<Outcome> = Vec::with_capacity(grid.len());
+        for &Point {
+            rho,
+            bound,
+            noisy_test,
+        } in grid
+        {
+            // An earlier point with the same release already ran the attack.
+            let same_release = outcomes
+                .iter()
+                .zip(grid)
+                .find(|(_, q)| q.rho == rho && q.bound == bound)
+                .map(|(o, _)| (o.attack_top1, o.attack_top10));
+            let proto = Protocol {
+                degree_bound: setting.degree_bound,
+                bound,
+                clip: true,
+                append_num_nodes: setting.append_num_nodes,
+                noisy_test,
+                delta: DELTA,
+                model,
+                attack: same_release.is_none(),
+                attack_num_nodes: false,
+            };
+            let mut noise = ChaCha20Rng::seed_from_u64(seed ^ 0x004e_4f49_5345);
+            let data = EvalData {
+                patterns: &pats,
+                graphs: &p.graphs,
+                labels: &p.labels,
+                split: &p.split,
+                clean: clean.view(),
+            };
+            let mut o = evaluate(&data, rho, &proto, &mut noise, seed)?;
+            if let Some((top1, top10)) = same_release {
+                (o.attack_top1, o.attack_top10) = (top1, top10);
+            }
+            runs[outcomes.len()].add(&o, setting.metric);
+            outcomes.push(o);
+        }
+    }
+    Ok(runs)
+}

@@ -1,0 +1,223 @@
+//! The paper's table protocol (`homdp::paper`) on small generated datasets: the rows each table
+//! returns, their seeding (the same seed gives the same rows) and the release shared by the clean
+//! and noisy test-row points.
+
+use graph_core::generate::erdos_renyi;
+use homdp::downstream::{Downstream, Labels};
+use homdp::paper::{
+    CurveRow, DatasetSetting, MainRow, Metric, PatternSet, Point, Prepared, Repetitions, Rho,
+    Score, SeedStream, Sizes, curve_table, main_grid, main_table, q1_sbm, q1_table, q2_table,
+    setting, sweep,
+};
+use homdp::{HomdpError, SensitivityBound, Split};
+use rand::SeedableRng;
+
+/// 40 Erdős–Rényi graphs on 15–24 nodes, sparse (class 0) or dense (class 1), split 80/20.
+fn two_densities(seed: u64) -> Result<Prepared, HomdpError> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut graphs = Vec::new();
+    let mut y = Vec::new();
+    for i in 0..40 {
+        let class = i % 2;
+        let p = if class == 0 { 0.1 } else { 0.3 };
+        graphs.push(erdos_renyi(15 + i % 10, p, &mut rng)?);
+        y.push(class);
+    }
+    let split = Split::holdout(graphs.len(), 0.2, seed)?;
+    Ok(Prepared::subsample(
+        graphs,
+        Labels::Class(y),
+        split,
+        usize::MAX,
+        usize::MAX,
+        seed,
+    ))
+}
+
+/// A binary-classification setting like BACE's, with a k-NN that fits 32 training rows.
+fn small_setting() -> DatasetSetting {
+    DatasetSetting {
+        name: "ER",
+        degree_bound: None,
+        model: Downstream::Knn { k: 5 },
+        ..setting("BACE").expect("a setting of the paper")
+    }
+}
+
+fn one_rep() -> Sizes {
+    Sizes {
+        reps: 2,
+        side_reps: 1,
+        curve_rhos: vec![1e-2, 1.0],
+        q1_rhos: vec![1.0],
+        ..Sizes::quick()
+    }
+}
+
+#[test]
+fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpError> {
+    let p = two_densities(1)?;
+    let s = small_setting();
+    let t = main_table(&p, &s, 1, &one_rep(), 42, None)?;
+    assert_eq!(t.rows.len(), 5, "BACE's setting has noisy test rows");
+    assert_eq!(t.per_repetition.len(), 5);
+    assert!(t.per_repetition.iter().all(|r| r.len() == 2));
+    let col = |f: fn(&MainRow) -> &str| t.rows.iter().map(f).collect::<Vec<_>>();
+    assert_eq!(
+        col(|r| &r.bound),
+        ["components", "paper", "-", "components", "paper"]
+    );
+    assert_eq!(
+        col(|r| &r.test_rows),
+        ["clean", "clean", "clean", "noisy", "noisy"]
+    );
+    assert!(col(|r| &r.dataset).iter().all(|d| *d == "ER"));
+    assert_eq!(t.rows[0].model, s.model.name(), "no subsample: k unscaled");
+    assert_eq!(t.rows[0].metric, "ROC-AUC");
+    assert_eq!(t.rows[0].rho, Rho::Private(0.01));
+    assert_eq!(t.rows[2].rho, Rho::NonPrivate);
+    for (k, r) in t.rows.iter().enumerate() {
+        let Score::Value(v) = r.value else {
+            panic!("row {k} has a score: {:?}", r.value)
+        };
+        assert!((0.0..=1.0).contains(&v), "row {k}: ROC-AUC {v}");
+        assert!((0.0..=1.0).contains(&r.attack_top1), "row {k}");
+        assert!(r.attack_top10 >= r.attack_top1, "row {k}");
+        assert_eq!(r.graphs, Some(40));
+        assert_eq!(r.clipped, Some(0));
+        // BACE's GIN baselines are in the paper; none were run here.
+        assert_eq!((r.rr, r.dprr), (Score::NotInstalled, Score::NotInstalled));
+        assert_eq!((r.paper_rr, r.paper_dprr), (0.457, 0.648));
+    }
+    // ε at ρ = 0.01 is finite, the non-private row's infinite (an empty cell).
+    assert!(t.rows[0].eps.is_finite() && t.rows[0].eps > 0.0);
+    assert!(t.rows[2].eps.is_infinite());
+    assert_eq!(
+        (t.rows[0].paper_value, t.rows[2].paper_value),
+        (0.652, 0.752)
+    );
+    // Noisy test rows share the release of their clean row: the same attack figures.
+    for (clean, noisy) in [(0, 3), (1, 4)] {
+        assert_eq!(t.rows[clean].attack_top1, t.rows[noisy].attack_top1);
+        assert_eq!(t.rows[clean].attack_top10, t.rows[noisy].attack_top10);
+        assert_eq!(t.rows[clean].eps, t.rows[noisy].eps);
+    }
+    // The same seed gives the same rows.
+    let again = main_table(&p, &s, 1, &one_rep(), 42, None)?;
+    assert_eq!(format!("{:?}", t.rows), format!("{:?}", again.rows));
+    assert_eq!(t.per_repetition, again.per_repetition);
+    Ok(())
+}
+
+#[test]
+fn datasets_without_baselines_or_data_say_so() {
+    let sbm = setting("SBM").expect("a setting");
+    let r = MainRow::not_installed(&sbm);
+    assert_eq!(
+        (r.value, r.rho, r.graphs),
+        (Score::NotInstalled, Rho::NotRun, None)
+    );
+    assert_eq!((r.dataset.as_str(), r.bound.as_str()), ("SBM", "-"));
+    let c = CurveRow::not_installed(&sbm);
+    assert_eq!(
+        (c.metric.as_str(), c.value),
+        ("accuracy", Score::NotInstalled)
+    );
+}
+
+#[test]
+fn sweep_shares_one_release_per_repetition() -> Result<(), HomdpError> {
+    let p = two_densities(3)?;
+    let s = small_setting();
+    let reps = Repetitions {
+        seed: 7,
+        stream: SeedStream::Main(0),
+        reps: 2,
+    };
+    let grid = main_grid(true);
+    let a = sweep(&p, &s, PatternSet::Forests(8), reps, &grid)?;
+    assert_eq!(a.len(), grid.len());
+    assert!(a.iter().all(|r| r.metric.len() == 2 && r.top1.len() == 2));
+    assert_eq!(a[0].top1, a[3].top1, "clean and noisy rows: one release");
+    // The same grid reordered: every point gets the same runs (the noise is reseeded per point).
+    let swapped = [grid[1], grid[0]];
+    let b = sweep(&p, &s, PatternSet::Forests(8), reps, &swapped)?;
+    assert_eq!(
+        (a[0].metric.clone(), a[1].metric.clone()),
+        (b[1].metric.clone(), b[0].metric.clone())
+    );
+    // A point alone gets the runs it has in the grid.
+    let c = sweep(
+        &p,
+        &s,
+        PatternSet::Forests(8),
+        reps,
+        &[Point::private(1e-2, SensitivityBound::PaperTheorem45)],
+    )?;
+    assert_eq!((&c[0].metric, &c[0].top1), (&a[1].metric, &a[1].top1));
+    Ok(())
+}
+
+#[test]
+fn q1_q2_and_the_curve_return_their_rows() -> Result<(), HomdpError> {
+    let sz = one_rep();
+    // Q1 on a small SBM collection: cycles and forests, every ρ under both bounds, then ρ = ∞.
+    let (graphs, labels) = q1_sbm(3, 5)?;
+    let split = Split::holdout(graphs.len(), 0.25, 5)?;
+    let sbm = Prepared::subsample(graphs, labels, split, usize::MAX, usize::MAX, 5);
+    let sbm_setting = DatasetSetting {
+        model: Downstream::Knn { k: 3 },
+        ..setting("SBM").expect("a setting")
+    };
+    let q1 = q1_table(&sbm, &sbm_setting, &sz, 42)?;
+    let names: Vec<(&str, &str)> = q1
+        .iter()
+        .map(|r| (r.patterns.as_str(), r.bound.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("cycles C3+C4", "components"),
+            ("cycles C3+C4", "paper"),
+            ("cycles C3+C4", "-"),
+            ("forests (50)", "components"),
+            ("forests (50)", "paper"),
+            ("forests (50)", "-"),
+        ]
+    );
+    assert!(q1.iter().all(|r| (0.0..=1.0).contains(&r.accuracy)));
+    // ε depends on ρ (and d) only, not on the bound.
+    assert_eq!(q1[0].eps, q1[1].eps);
+
+    // Q2: three treewidths, the main table's five points each.
+    let p = two_densities(2)?;
+    let s = DatasetSetting {
+        metric: Metric::Auc,
+        ..small_setting()
+    };
+    let q2 = q2_table(&p, &s, &sz, 42)?;
+    assert_eq!(q2.rows.len(), 15);
+    let tw: Vec<usize> = q2.rows.iter().map(|r| r.treewidth).collect();
+    assert_eq!(tw, [[1; 5], [2; 5], [3; 5]].concat());
+    assert_eq!(q2.shapes.len(), 3);
+    assert_eq!(q2.shapes[0].forests, 50, "treewidth 1: the paper's forests");
+    assert_eq!(q2.shapes[0].with_triangle, 0);
+    assert!(q2.shapes[2].with_triangle > 0, "{:?}", q2.shapes);
+    assert!(q2.graphs_with_triangle > 0 && q2.graphs_with_triangle <= 40);
+    assert!(q2.rows.iter().all(|r| r.graphs == 40));
+
+    // The curve: every ρ under both bounds.
+    let c = curve_table(&p, &s, 1, &sz, 42)?;
+    let rho: Vec<(Rho, &str)> = c.iter().map(|r| (r.rho, r.bound.as_str())).collect();
+    assert_eq!(
+        rho,
+        [
+            (Rho::Private(1e-2), "components"),
+            (Rho::Private(1e-2), "paper"),
+            (Rho::Private(1.0), "components"),
+            (Rho::Private(1.0), "paper"),
+        ]
+    );
+    assert!(c[2].eps > c[0].eps, "a larger rho is a larger eps");
+    Ok(())
+}

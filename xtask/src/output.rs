@@ -39,6 +39,7 @@ impl Table {
     pub(crate) fn typed<T: Serialize + Default>(title: &str) -> Result<Self> {
         let columns =
             crate::row::columns::<T>().with_context(|| format!("columns of table {title:?}"))?;
+        let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
         Ok(Self::new(title, &columns))
     }
 
@@ -58,7 +59,7 @@ impl Table {
     pub(crate) fn push_row<T: Serialize>(&mut self, row: &T) -> Result<()> {
         let fields =
             crate::row::fields(row).with_context(|| format!("a row of table {:?}", self.title))?;
-        let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        let names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
         anyhow::ensure!(
             names == self.columns,
             "a row of table {:?} has fields {names:?}, the table has columns {:?}",

@@ -3,7 +3,9 @@
 //! from rows gets its columns from the struct and a row can never have the wrong length.
 //!
 //! `serde_json::to_value` would lose the field order (its map is sorted); this serializer keeps
-//! it. Only structs of scalar-like fields are supported; anything else is an error naming it.
+//! it. A row is a struct (or a map with string keys, which is how serde writes a struct with a
+//! `#[serde(flatten)]` field: the flattened struct's fields become columns in place); anything
+//! else is an error naming it.
 //!
 //! [`Table`]: crate::output::Table
 
@@ -35,7 +37,7 @@ impl ser::Error for RowError {
 ///
 /// # Errors
 /// When `row` is not a struct, or a field cannot be represented as JSON.
-pub(crate) fn fields<T: Serialize>(row: &T) -> Result<Vec<(&'static str, Value)>, RowError> {
+pub(crate) fn fields<T: Serialize>(row: &T) -> Result<Vec<(String, Value)>, RowError> {
     row.serialize(RowSerializer)
 }
 
@@ -43,17 +45,25 @@ pub(crate) fn fields<T: Serialize>(row: &T) -> Result<Vec<(&'static str, Value)>
 ///
 /// # Errors
 /// As [`fields`].
-pub(crate) fn columns<T: Serialize + Default>() -> Result<Vec<&'static str>, RowError> {
+pub(crate) fn columns<T: Serialize + Default>() -> Result<Vec<String>, RowError> {
     Ok(fields(&T::default())?.into_iter().map(|(k, _)| k).collect())
 }
 
 struct RowSerializer;
 
-/// Collects the fields of one struct.
-struct Fields(Vec<(&'static str, Value)>);
+/// Collects the fields of one struct (or the entries of one map), and a map's pending key.
+struct Fields(Vec<(String, Value)>, Option<String>);
+
+impl Fields {
+    fn push<V: ?Sized + Serialize>(&mut self, key: String, value: &V) -> Result<(), RowError> {
+        let v = serde_json::to_value(value).map_err(|e| RowError(format!("field `{key}`: {e}")))?;
+        self.0.push((key, v));
+        Ok(())
+    }
+}
 
 impl ser::SerializeStruct for Fields {
-    type Ok = Vec<(&'static str, Value)>;
+    type Ok = Out;
     type Error = RowError;
 
     fn serialize_field<V: ?Sized + Serialize>(
@@ -61,12 +71,37 @@ impl ser::SerializeStruct for Fields {
         key: &'static str,
         value: &V,
     ) -> Result<(), RowError> {
-        let v = serde_json::to_value(value).map_err(|e| RowError(format!("field `{key}`: {e}")))?;
-        self.0.push((key, v));
-        Ok(())
+        self.push(key.to_owned(), value)
     }
 
-    fn end(self) -> Result<Self::Ok, RowError> {
+    fn end(self) -> Result<Out, RowError> {
+        Ok(self.0)
+    }
+}
+
+impl ser::SerializeMap for Fields {
+    type Ok = Out;
+    type Error = RowError;
+
+    fn serialize_key<K: ?Sized + Serialize>(&mut self, key: &K) -> Result<(), RowError> {
+        match serde_json::to_value(key) {
+            Ok(Value::String(k)) => {
+                self.1 = Some(k);
+                Ok(())
+            }
+            _ => Err(RowError("a table row's keys must be strings".into())),
+        }
+    }
+
+    fn serialize_value<V: ?Sized + Serialize>(&mut self, value: &V) -> Result<(), RowError> {
+        let key = self
+            .1
+            .take()
+            .ok_or_else(|| RowError("a map value without its key".into()))?;
+        self.push(key, value)
+    }
+
+    fn end(self) -> Result<Out, RowError> {
         Ok(self.0)
     }
 }
@@ -86,7 +121,7 @@ macro_rules! refuse {
     };
 }
 
-type Out = Vec<(&'static str, Value)>;
+type Out = Vec<(String, Value)>;
 
 impl ser::Serializer for RowSerializer {
     type Ok = Out;
@@ -95,7 +130,7 @@ impl ser::Serializer for RowSerializer {
     type SerializeTuple = Impossible<Out, RowError>;
     type SerializeTupleStruct = Impossible<Out, RowError>;
     type SerializeTupleVariant = Impossible<Out, RowError>;
-    type SerializeMap = Impossible<Out, RowError>;
+    type SerializeMap = Fields;
     type SerializeStruct = Fields;
     type SerializeStructVariant = Impossible<Out, RowError>;
 
@@ -168,8 +203,8 @@ impl ser::Serializer for RowSerializer {
         not_a_struct("an enum variant")
     }
 
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RowError> {
-        not_a_struct("a map")
+    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, RowError> {
+        Ok(Fields(Vec::with_capacity(len.unwrap_or(0)), None))
     }
 
     fn serialize_struct(
@@ -177,7 +212,7 @@ impl ser::Serializer for RowSerializer {
         _: &'static str,
         len: usize,
     ) -> Result<Self::SerializeStruct, RowError> {
-        Ok(Fields(Vec::with_capacity(len)))
+        Ok(Fields(Vec::with_capacity(len), None))
     }
 
     fn serialize_struct_variant(
@@ -215,7 +250,7 @@ mod tests {
             missing: Some(0.5),
         };
         let f = fields(&r).unwrap();
-        let names: Vec<_> = f.iter().map(|(k, _)| *k).collect();
+        let names: Vec<_> = f.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(names, ["name", "ε", "n", "missing"]);
         assert_eq!(f[0].1, json!("a"));
         assert_eq!(f[1].1, Value::Null, "NaN becomes an empty cell");
@@ -224,10 +259,43 @@ mod tests {
         assert_eq!(columns::<R>().unwrap(), names);
     }
 
+    #[derive(Serialize, Default)]
+    struct Inner {
+        a: f64,
+        b: Vec<f64>,
+    }
+
+    #[derive(Serialize, Default)]
+    struct Outer {
+        name: String,
+        #[serde(flatten)]
+        inner: Inner,
+        n: usize,
+    }
+
+    #[test]
+    fn flattened_fields_become_columns_in_place() {
+        let r = Outer {
+            name: "x".into(),
+            inner: Inner {
+                a: 0.5,
+                b: vec![1.0, 2.0],
+            },
+            n: 4,
+        };
+        let f = fields(&r).unwrap();
+        let names: Vec<_> = f.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["name", "a", "b", "n"]);
+        assert_eq!(f[2].1, json!([1.0, 2.0]));
+        assert_eq!(columns::<Outer>().unwrap(), names);
+    }
+
     #[test]
     fn non_struct_rows_are_errors() {
         let e = fields(&vec![1, 2]).unwrap_err();
         assert!(e.to_string().contains("sequence"), "{e}");
+        let e = fields(&std::collections::BTreeMap::from([(1, 2)])).unwrap_err();
+        assert!(e.to_string().contains("keys must be strings"), "{e}");
         let e = fields(&1.5).unwrap_err();
         assert!(e.to_string().contains("serialize_f64"), "{e}");
     }

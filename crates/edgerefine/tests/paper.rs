@@ -84,7 +84,11 @@ mod train {
             }
         }
         let rows = grid.rows(&acc).unwrap();
-        let labels: Vec<&str> = rows.accuracy.iter().map(|r| r.method.as_str()).collect();
+        let labels: Vec<&str> = rows
+            .accuracy
+            .iter()
+            .map(|r| r.scores.method.as_str())
+            .collect();
         assert_eq!(
             labels,
             [
@@ -95,19 +99,19 @@ mod train {
             ]
         );
         for r in &rows.accuracy {
-            assert_eq!(r.runs.len(), 2, "{r:?}");
+            assert_eq!(r.scores.runs.len(), 2, "{r:?}");
             assert!(
-                (0.0..=1.0).contains(&r.acc_mean) && r.acc_std.is_finite(),
+                (0.0..=1.0).contains(&r.scores.acc_mean) && r.scores.acc_std.is_finite(),
                 "{r:?}"
             );
             assert_eq!(r.max_epochs, 60);
         }
         let (origin, none) = (&rows.accuracy[0], &rows.accuracy[1]);
         assert!(
-            origin.acc_mean > none.acc_mean + 0.05,
+            origin.scores.acc_mean > none.scores.acc_mean + 0.05,
             "{} vs {}",
-            origin.acc_mean,
-            none.acc_mean
+            origin.scores.acc_mean,
+            none.scores.acc_mean
         );
         assert_eq!(
             (origin.edges, origin.precision),
@@ -154,10 +158,10 @@ mod train {
         let plan = blink_plan();
         let b = &plan.blink;
         let row = blink::variant_row(&ds, &plan, BlinkVariant::Hard, 2.0).unwrap();
-        assert_eq!(row.method, "Blink-hard (original, δ_b tuned)");
-        assert_eq!((row.eps, row.published), (Some(2.0), Some(0.712)));
-        assert_eq!(row.runs.len(), 2);
-        assert!((0.0..=1.0).contains(&row.acc_mean), "{row:?}");
+        assert_eq!(row.scores.method, "Blink-hard (original, δ_b tuned)");
+        assert_eq!((row.scores.eps, row.published), (Some(2.0), Some(0.712)));
+        assert_eq!(row.scores.runs.len(), 2);
+        assert!((0.0..=1.0).contains(&row.scores.acc_mean), "{row:?}");
         assert!(row.edges.value() > 0.0 && (0.0..=1.0).contains(&row.precision.unwrap()));
         // Every setting's validation loss on seed 0, as the protocol computes it.
         let mut losses = Vec::new();
@@ -198,14 +202,17 @@ mod train {
         let rows = blink::table(&ds, &plan, |_| {}).unwrap();
         assert_eq!(rows.len(), 3);
         let (origin, none) = (&rows[0], &rows[1]);
-        assert_eq!((origin.method.as_str(), origin.eps), ("non-private", None));
+        assert_eq!(
+            (origin.scores.method.as_str(), origin.scores.eps),
+            ("non-private", None)
+        );
         assert_eq!(origin.edges.value(), ds.graph().num_edges() as f64);
         assert_eq!(
             (none.edges.value(), none.delta_b, none.precision),
             (0.0, None, None)
         );
         assert_eq!(none.published, Some(0.710));
-        assert!(origin.acc_mean > none.acc_mean, "{rows:?}");
+        assert!(origin.scores.acc_mean > none.scores.acc_mean, "{rows:?}");
         assert!(blink::reference_row(&ds, &plan, Method::SymRr).is_err());
         let no_seeds = Plan {
             seeds: vec![],
@@ -251,8 +258,10 @@ mod train {
         let mut seen = 0;
         let rows = mutag::table(&ds, &plan, |_| seen += 1).unwrap();
         assert_eq!(seen, 4);
-        let cells: Vec<(&str, Option<f64>)> =
-            rows.iter().map(|r| (r.method.as_str(), r.eps)).collect();
+        let cells: Vec<(&str, Option<f64>)> = rows
+            .iter()
+            .map(|r| (r.scores.method.as_str(), r.scores.eps))
+            .collect();
         assert_eq!(
             cells,
             [
@@ -262,14 +271,17 @@ mod train {
                 ("EdgeRefine k=1", Some(3.0)),
             ]
         );
-        assert!(rows[0].acc_mean >= 0.99, "{rows:?}");
-        assert!(rows[1].acc_mean <= 0.75, "{rows:?}");
+        assert!(rows[0].scores.acc_mean >= 0.99, "{rows:?}");
+        assert!(rows[1].scores.acc_mean <= 0.75, "{rows:?}");
         assert_eq!(
             (rows[0].edges, rows[0].precision),
             (300.0, 1.0),
             "20 cycles, 20 stars"
         );
-        assert!(rows.iter().all(|r| r.runs.len() == 1 && r.acc_std == 0.0));
+        assert!(
+            rows.iter()
+                .all(|r| r.scores.runs.len() == 1 && r.scores.acc_std == 0.0)
+        );
         let curves = mutag::curves(&rows, &plan.mutag_eps);
         assert_eq!(curves.len(), 3);
         assert!(curves.iter().all(|c| c.points.len() == 2));

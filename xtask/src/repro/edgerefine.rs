@@ -468,10 +468,10 @@ fn mutag_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> {
     let rows = mutag::table(&ds, p, |r| {
         eprintln!(
             "MUTAG {} eps={:?}: {:.3} ± {:.3} ({:.0} s)",
-            r.method,
-            r.eps,
-            r.acc_mean,
-            r.acc_std,
+            r.scores.method,
+            r.scores.eps,
+            r.scores.acc_mean,
+            r.scores.acc_std,
             t0.elapsed().as_secs_f64()
         );
     })?;
@@ -514,8 +514,8 @@ fn blink_protocol_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> {
     let t0 = Instant::now();
     let rows = blink::table(&ds, p, |r| {
         let s = t0.elapsed().as_secs_f64();
-        let (label, mean, std) = (&r.method, r.acc_mean, r.acc_std);
-        match (r.eps, r.delta_b) {
+        let (label, mean, std) = (&r.scores.method, r.scores.acc_mean, r.scores.acc_std);
+        match (r.scores.eps, r.delta_b) {
             (Some(eps), Some(delta)) => eprintln!(
                 "blink protocol {label} eps={eps}: {mean:.3} ± {std:.3} (δ_b {delta}, lr {}, wd {}, do {}; {s:.0} s)",
                 r.lr, r.weight_decay, r.dropout

@@ -8,7 +8,7 @@
 use graph_core::{Graph, NodeDataset};
 use serde::Serialize;
 
-use super::{BlinkProtocol, Plan, eps_or_dash, mean_std, no_seeds};
+use super::{BlinkProtocol, MethodScores, Plan, no_seeds};
 use crate::baselines::{BlinkParams, BlinkVariant};
 use crate::error::{EdgeRefineError, Result};
 use crate::eval::{Method, NodeModel, TrainPlan, blink_posterior, structure, train_on_release};
@@ -138,17 +138,10 @@ impl Edges {
 /// next to the published number.
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
 pub struct BlinkRow {
-    /// [`Method::label`] (`δ_b tuned` for Blink).
-    pub method: String,
-    /// ε (`-` for the non-private rows).
-    #[serde(serialize_with = "eps_or_dash")]
-    pub eps: Option<f64>,
-    /// Mean test accuracy.
-    pub acc_mean: f64,
-    /// Sample standard deviation of the test accuracy.
-    pub acc_std: f64,
-    /// Test accuracy per seed.
-    pub runs: Vec<f64>,
+    /// The method ([`Method::label`], `δ_b tuned` for Blink), its ε and its test accuracy over
+    /// seeds (the columns `method`, `eps`, `acc_mean`, `acc_std`, `runs`).
+    #[serde(flatten)]
+    pub scores: MethodScores,
     /// The published accuracy ([`published`]).
     pub published: Option<f64>,
     /// 100 × (mean − published).
@@ -173,14 +166,10 @@ pub struct BlinkRow {
 
 impl BlinkRow {
     fn new(method: String, eps: Option<f64>, runs: Vec<f64>, published: Option<f64>) -> Self {
-        let (acc_mean, acc_std) = mean_std(&runs);
-        let diff_points = published.map(|p| 100.0 * (acc_mean - p));
+        let scores = MethodScores::new(method, eps, runs);
+        let diff_points = published.map(|p| 100.0 * (scores.acc_mean - p));
         Self {
-            method,
-            eps,
-            acc_mean,
-            acc_std,
-            runs,
+            scores,
             published,
             diff_points,
             within_3_points: diff_points.map(|d| d.abs() <= 3.0),

@@ -69,6 +69,45 @@ impl Curve {
     }
 }
 
+/// A method's test accuracy over seeds, at one ε or without ε: the leading columns of the
+/// accuracy tables ([`node::AccuracyRow`], [`mutag::MutagRow`], [`blink::BlinkRow`] flatten it).
+#[cfg(feature = "train")]
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct MethodScores {
+    /// [`crate::eval::Method::label`].
+    pub method: String,
+    /// ε (`-` for a method that does not depend on ε).
+    #[serde(serialize_with = "eps_or_dash")]
+    pub eps: Option<f64>,
+    /// Mean test accuracy (NaN without runs).
+    pub acc_mean: f64,
+    /// Sample standard deviation of the test accuracy (0 for one run, NaN without runs).
+    pub acc_std: f64,
+    /// Test accuracy per seed.
+    pub runs: Vec<f64>,
+}
+
+#[cfg(feature = "train")]
+impl MethodScores {
+    /// The scores of `runs` (one test accuracy per seed).
+    ///
+    /// # Example
+    /// ```
+    /// let s = edgerefine::paper::MethodScores::new("SymRR".into(), Some(1.0), vec![0.5, 0.7]);
+    /// assert!((s.acc_mean - 0.6).abs() < 1e-12 && (s.acc_std - 0.02f64.sqrt()).abs() < 1e-12);
+    /// ```
+    pub fn new(method: String, eps: Option<f64>, runs: Vec<f64>) -> Self {
+        let (acc_mean, acc_std) = mean_std(&runs);
+        Self {
+            method,
+            eps,
+            acc_mean,
+            acc_std,
+            runs,
+        }
+    }
+}
+
 /// Mean and sample standard deviation, NaN for no values.
 #[cfg(feature = "train")]
 fn mean_std(v: &[f64]) -> (f64, f64) {

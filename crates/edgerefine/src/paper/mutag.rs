@@ -6,7 +6,7 @@
 use graph_core::GraphDataset;
 use serde::Serialize;
 
-use super::{Curve, Plan, eps_or_dash, mean_std, no_seeds};
+use super::{Curve, MethodScores, Plan, no_seeds};
 use crate::error::Result;
 use crate::eval::{GraphModel, Method, release_graph_set, train_graph_release};
 
@@ -16,17 +16,10 @@ pub const MODEL: GraphModel = GraphModel::Gin;
 /// One row: a method at one ε (or without ε), over seeds.
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
 pub struct MutagRow {
-    /// [`Method::label`].
-    pub method: String,
-    /// ε (`-` for the methods without privacy).
-    #[serde(serialize_with = "eps_or_dash")]
-    pub eps: Option<f64>,
-    /// Mean test accuracy.
-    pub acc_mean: f64,
-    /// Sample standard deviation of the test accuracy.
-    pub acc_std: f64,
-    /// Test accuracy per seed.
-    pub runs: Vec<f64>,
+    /// The method, its ε and its test accuracy over seeds (the columns `method`, `eps`,
+    /// `acc_mean`, `acc_std`, `runs`).
+    #[serde(flatten)]
+    pub scores: MethodScores,
     /// Mean released edges over the collection.
     pub edges: f64,
     /// Mean true-edge precision.
@@ -61,13 +54,8 @@ pub fn row(ds: &GraphDataset, method: Method, eps: Option<f64>, seeds: &[u64]) -
         train += score.train_s;
     }
     let k = seeds.len() as f64;
-    let (acc_mean, acc_std) = mean_std(&runs);
     Ok(MutagRow {
-        method: method.label(),
-        eps,
-        acc_mean,
-        acc_std,
-        runs,
+        scores: MethodScores::new(method.label(), eps, runs),
         edges: edges / k,
         precision: prec / k,
         recall: rec / k,
@@ -106,9 +94,10 @@ pub fn table(
 ///
 /// # Example
 /// ```
-/// use edgerefine::paper::mutag::{MutagRow, curves};
-/// let row = |method: &str, eps, acc_mean| MutagRow {
-///     method: method.into(), eps, acc_mean, ..MutagRow::default()
+/// use edgerefine::paper::{MethodScores, mutag::{MutagRow, curves}};
+/// let row = |method: &str, eps, acc: f64| MutagRow {
+///     scores: MethodScores::new(method.into(), eps, vec![acc]),
+///     ..MutagRow::default()
 /// };
 /// let rows = [row("non-private", None, 0.85), row("SymRR", Some(1.0), 0.7), row("SymRR", Some(3.0), 0.8)];
 /// let c = curves(&rows, &[1.0, 3.0]);
@@ -119,8 +108,8 @@ pub fn table(
 pub fn curves(rows: &[MutagRow], grid: &[f64]) -> Vec<Curve> {
     let mut methods: Vec<&str> = Vec::new();
     for r in rows {
-        if !methods.contains(&r.method.as_str()) {
-            methods.push(&r.method);
+        if !methods.contains(&r.scores.method.as_str()) {
+            methods.push(&r.scores.method);
         }
     }
     methods
@@ -128,8 +117,8 @@ pub fn curves(rows: &[MutagRow], grid: &[f64]) -> Vec<Curve> {
         .map(|m| {
             let cells = rows
                 .iter()
-                .filter(|r| r.method == m)
-                .map(|r| (r.eps, r.acc_mean));
+                .filter(|r| r.scores.method == m)
+                .map(|r| (r.scores.eps, r.scores.acc_mean));
             Curve::new(m, cells, grid)
         })
         .collect()

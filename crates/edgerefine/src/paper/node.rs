@@ -36,7 +36,9 @@ use std::time::Instant;
 use graph_core::NodeDataset;
 use serde::{Deserialize, Serialize};
 
-use super::{Curve, DENSE_EDGES, DatasetPlan, Plan, VERY_DENSE_EDGES, eps_or_dash, mean_std};
+use super::{
+    Curve, DENSE_EDGES, DatasetPlan, MethodScores, Plan, VERY_DENSE_EDGES, eps_or_dash, mean_std,
+};
 use crate::error::{EdgeRefineError, Result};
 use crate::eval::{
     Method, NodeModel, RunScore, Structure, TrainPlan, release, release_many, structure,
@@ -194,17 +196,10 @@ pub struct AccuracyRow {
     pub dataset: String,
     /// [`NodeModel::name`].
     pub model: String,
-    /// [`Method::label`].
-    pub method: String,
-    /// ε (`-` for the ε-free rows).
-    #[serde(serialize_with = "eps_or_dash")]
-    pub eps: Option<f64>,
-    /// Mean test accuracy.
-    pub acc_mean: f64,
-    /// Sample standard deviation of the test accuracy.
-    pub acc_std: f64,
-    /// Test accuracy per seed.
-    pub runs: Vec<f64>,
+    /// The method, its ε and its test accuracy over seeds (the columns `method`, `eps`,
+    /// `acc_mean`, `acc_std`, `runs`).
+    #[serde(flatten)]
+    pub scores: MethodScores,
     /// The epoch cap the runs trained under.
     pub max_epochs: usize,
     /// Mean released edges.
@@ -520,15 +515,13 @@ impl<'p> NodeGrid<'p> {
                         .cloned()
                         .unwrap_or_default()
                         .mean();
-                    let (mean, std) = mean_std(&t.runs);
+                    let scores =
+                        MethodScores::new(method.label(), self.eps_of(slot), t.runs.clone());
+                    let mean = scores.acc_mean;
                     out.accuracy.push(AccuracyRow {
                         dataset: dataset.clone(),
                         model: model.name().into(),
-                        method: method.label(),
-                        eps: self.eps_of(slot),
-                        acc_mean: mean,
-                        acc_std: std,
-                        runs: t.runs.clone(),
+                        scores,
                         max_epochs: t.cap,
                         edges: r.edges,
                         density: r.density,
@@ -795,14 +788,14 @@ mod tests {
         assert_eq!(rows.accuracy.len(), 2 * 6);
         let first = &rows.accuracy[0];
         assert_eq!(
-            (first.model.as_str(), first.method.as_str()),
+            (first.model.as_str(), first.scores.method.as_str()),
             ("gcn", "non-private")
         );
-        assert_eq!(first.runs, vec![0.8, 0.9]);
-        assert!((first.acc_mean - 0.85).abs() < 1e-12);
+        assert_eq!(first.scores.runs, vec![0.8, 0.9]);
+        assert!((first.scores.acc_mean - 0.85).abs() < 1e-12);
         assert_eq!((first.edges, first.max_epochs), (10.0, 300));
         assert_eq!(rows.accuracy[6].model, "gat");
-        assert!((rows.accuracy[6].acc_mean - 0.86).abs() < 1e-12);
+        assert!((rows.accuracy[6].scores.acc_mean - 0.86).abs() < 1e-12);
         // PUBI per model for DPRR and SymRR, over the ε each ran at.
         assert_eq!(rows.pubi.len(), 4);
         assert_eq!(rows.pubi[0].eps_grid, vec![1.0, 2.0]);

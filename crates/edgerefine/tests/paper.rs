@@ -1,6 +1,8 @@
 //! The paper's protocols (`edgerefine::paper`) on small generated data: a node grid run chunk by
 //! chunk, Blink's validation-based selection, the MUTAG rows and the attack rows.
 
+mod common;
+
 use edgerefine::paper::rae;
 use graph_core::generate::erdos_renyi;
 
@@ -31,22 +33,7 @@ mod train {
     use edgerefine::eval::{Method, NodeModel, blink_posterior, train_on_release};
     use edgerefine::paper::node::{NodeAcc, NodeGrid};
     use edgerefine::paper::{BlinkProtocol, DatasetPlan, Plan, blink, mutag};
-    use graph_core::generate::ContextualSbm;
-    use graph_core::{Graph, GraphDataset, NodeDataset, Targets};
-
-    /// A homophilous 3-class SBM with weak features: the graph matters.
-    fn sbm(seed: u64) -> NodeDataset {
-        ContextualSbm {
-            n: 240,
-            classes: 3,
-            p_in: 0.08,
-            p_out: 0.004,
-            dim: 8,
-            mu: 0.8,
-        }
-        .sample(&mut dp_core::rng::seeded_rng(seed))
-        .unwrap()
-    }
+    use super::common::{cycles_and_stars, sbm};
 
     fn er1() -> Method {
         Method::EdgeRefine {
@@ -219,31 +206,6 @@ mod train {
             ..blink_plan()
         };
         assert!(blink::reference_row(&ds, &no_seeds, Method::Origin).is_err());
-    }
-
-    /// Cycles (class 0) against stars (class 1), 8 nodes each, constant node labels: only the
-    /// structure separates the classes.
-    fn cycles_and_stars(count: usize) -> GraphDataset {
-        let mut graphs = Vec::new();
-        let mut labels = Vec::new();
-        for i in 0..count {
-            let edges: Vec<(u32, u32)> = if i % 2 == 0 {
-                (0..8).map(|u| (u, (u + 1) % 8)).collect()
-            } else {
-                (1..8).map(|u| (0, u)).collect()
-            };
-            graphs.push(Graph::from_edges(8, &edges).unwrap());
-            labels.push((i % 2) as u32);
-        }
-        let targets = Targets::Class {
-            labels,
-            num_classes: 2,
-            original: vec![0, 1],
-        };
-        GraphDataset::new("toy", graphs, targets)
-            .unwrap()
-            .with_node_labels(vec![vec![0; 8]; count])
-            .unwrap()
     }
 
     #[test]

@@ -345,49 +345,7 @@ fn csr_weights(graph: &Graph, w: &[f32]) -> gnn::Result<Vec<f32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::tests::cycles_and_stars;
-    use crate::eval::{Method, release_graph_set};
     use graph_core::generate::ContextualSbm;
-
-    fn plan(epochs: usize) -> TrainPlan {
-        TrainPlan::edgerefine(NodeModel::Gcn, 1).with_epochs(epochs, Some(epochs))
-    }
-
-    #[test]
-    fn training_on_the_true_graph_beats_no_graph_on_a_homophilous_sbm() {
-        let ds = ContextualSbm {
-            n: 240,
-            classes: 3,
-            p_in: 0.08,
-            p_out: 0.004,
-            dim: 8,
-            mu: 0.8,
-        }
-        .sample(&mut dp_core::rng::seeded_rng(2))
-        .unwrap();
-        let empty = Graph::empty(240).unwrap();
-        let with = train_on_release(&ds, ds.graph(), None, &plan(60)).unwrap();
-        let without = train_on_release(&ds, &empty, None, &plan(60)).unwrap();
-        assert!(
-            with.test_acc > without.test_acc + 0.1,
-            "{} vs {}",
-            with.test_acc,
-            without.test_acc
-        );
-        let wrong = Graph::empty(10).unwrap();
-        assert!(train_on_release(&ds, &wrong, None, &plan(5)).is_err());
-    }
-
-    #[test]
-    fn graph_classification_needs_the_edges() {
-        // Constant node labels: only the structure separates cycles from stars.
-        let ds = cycles_and_stars(40);
-        let with = train_graph_release(&ds, GraphModel::Gin, 3).unwrap();
-        let (empty, _) = release_graph_set(&ds, Method::NoGraph, 1.0, 0).unwrap();
-        let without = train_graph_release(&empty, GraphModel::Gin, 3).unwrap();
-        assert!(with.test_acc >= 0.99, "{}", with.test_acc);
-        assert!(without.test_acc <= 0.75, "{}", without.test_acc);
-    }
 
     #[test]
     fn blink_protocol_plan_selects_by_validation_loss() {

@@ -28,12 +28,12 @@ fn the_attack_rows_get_more_precise_with_eps() {
 
 #[cfg(feature = "train")]
 mod train {
+    use super::common::{cycles_and_stars, sbm};
     use edgerefine::TieBreak;
     use edgerefine::baselines::{BlinkParams, BlinkVariant};
     use edgerefine::eval::{Method, NodeModel, blink_posterior, train_on_release};
     use edgerefine::paper::node::{NodeAcc, NodeGrid};
     use edgerefine::paper::{BlinkProtocol, DatasetPlan, Plan, blink, mutag};
-    use super::common::{cycles_and_stars, sbm};
 
     fn er1() -> Method {
         Method::EdgeRefine {

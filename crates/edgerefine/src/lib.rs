@@ -8,6 +8,7 @@ mod estimate;
 pub mod eval;
 pub mod metrics;
 pub mod paper;
+pub mod report;
 mod server;
 
 pub use client::{NoisyCount, keep_probability, perturb, perturb_with_count};

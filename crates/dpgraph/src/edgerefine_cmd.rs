@@ -5,7 +5,9 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::{Subcommand, ValueEnum};
-use edgerefine::{RefineParams, TieBreak, perturb, refine};
+use edgerefine::report::{Report, is_report, write_report};
+use edgerefine::{RefineParams, TieBreak, estimate_edges, perturb, refine};
+use graph_core::Graph;
 use graph_core::io::{read_edge_list, write_edge_list};
 use serde_json::json;
 
@@ -21,24 +23,30 @@ pub(crate) enum EdgeRefineCmd {
         /// Privacy parameter ε (> 0).
         #[arg(long, allow_negative_numbers = true)]
         eps: f64,
-        /// Where to write the noisy graph (edge list; `.gz` to compress).
+        /// Where to write the noisy graph: the binary report format when the name ends in `.rr`
+        /// (header with n, ε and a checksum, bit-packed rows; see the README), otherwise an edge
+        /// list (`.gz` to compress).
         #[arg(long)]
         out: PathBuf,
     },
     /// Server: refines a noisy graph into a sparse release of ⌊k·E⌋ edges.
     Refine {
-        /// The noisy graph written by `perturb`.
+        /// The noisy graph written by `perturb`: a binary report (recognised by its magic bytes,
+        /// memory-mapped) or an edge list.
         #[arg(long)]
         noisy: PathBuf,
-        /// The ε the owner used.
+        /// The ε the owner used. Optional for a binary report (which records it; if given, it
+        /// must match); required for an edge list.
         #[arg(long, allow_negative_numbers = true)]
-        eps: f64,
+        eps: Option<f64>,
         /// Sampling rate k in (0, 1].
         #[arg(long, allow_negative_numbers = true)]
         k: f64,
-        /// The true edge count E (public, as in the paper).
+        /// The true edge count E, supplied as in the paper's protocol (which treats it as public).
+        /// Without it the server estimates E from the report alone (unbiased, from the noisy edge
+        /// count, n and ε: post-processing, no extra privacy cost) and prints the estimate ± SE.
         #[arg(long)]
-        true_edges: u64,
+        true_edges: Option<u64>,
         /// Number of quantile bins B (≥ 2).
         #[arg(long, default_value_t = 10)]
         bins: usize,
@@ -71,13 +79,23 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
             let t = Instant::now();
             let noisy = perturb(&g, *eps, &mut rng)?;
             let secs = t.elapsed().as_secs_f64();
-            write_edge_list(out, &noisy)?;
+            let format = if out.extension().is_some_and(|e| e == "rr") {
+                let h = write_report(out, &noisy, *eps)?;
+                match h.encoding {
+                    edgerefine::report::Encoding::Dense => "report (dense)",
+                    edgerefine::report::Encoding::Sparse => "report (sparse)",
+                }
+            } else {
+                write_edge_list(out, &noisy)?;
+                "edge list"
+            };
             emit(
                 global,
                 &json!({
                     "nodes": noisy.num_nodes(),
                     "noisy_edges": noisy.num_edges(),
                     "eps": eps,
+                    "format": format,
                     "seed": global.seed,
                     "perturb_s": secs,
                     "out": out.display().to_string(),
@@ -94,7 +112,7 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
             nodes,
             out,
         } => {
-            let g = read_edge_list(noisy)?;
+            let (g, eps) = load_noisy(noisy, *eps)?;
             if let Some(n) = nodes
                 && *n != g.num_nodes()
             {
@@ -103,10 +121,11 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                     got: g.num_nodes(),
                 });
             }
+            let (edges_used, edge_count) = edge_count(&g, eps, *true_edges)?;
             let params = RefineParams {
-                eps: *eps,
+                eps,
                 k: *k,
-                true_edges: *true_edges,
+                true_edges: edges_used,
                 bins: *bins,
                 tie_break: match tie_break {
                     TieBreakArg::Default => TieBreak::Default,
@@ -123,6 +142,9 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                 &json!({
                     "nodes": r.graph.num_nodes(),
                     "released_edges": r.graph.num_edges(),
+                    "edges_used": edges_used,
+                    "edge_count_source": edge_count["source"],
+                    "edge_estimate": edge_count["estimate"],
                     "k_target": r.k_target,
                     "k_real": r.k_real,
                     "k_fake": r.k_fake,
@@ -139,4 +161,55 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
             )
         }
     }
+}
+
+/// Reads the noisy graph: a binary report (by its magic bytes, memory-mapped) or an edge list.
+/// Returns the graph and the ε to use (the report's, which `--eps` must match when given).
+fn load_noisy(path: &std::path::Path, eps: Option<f64>) -> Result<(Graph, f64)> {
+    if is_report(path)? {
+        let report = Report::open(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let stored = report.header().eps;
+        if let Some(e) = eps
+            && e.to_bits() != stored.to_bits()
+        {
+            bail!(
+                "--eps {e} differs from the ε = {stored} recorded in the report {}",
+                path.display()
+            );
+        }
+        let g = report
+            .to_graph()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok((g, stored))
+    } else {
+        let Some(eps) = eps else {
+            bail!(
+                "--eps is required for an edge-list report ({} is not a binary `.rr` report)",
+                path.display()
+            );
+        };
+        Ok((read_edge_list(path)?, eps))
+    }
+}
+
+/// The edge count E the budget ⌊k·E⌋ uses, and how it was obtained (for the output).
+fn edge_count(g: &Graph, eps: f64, supplied: Option<u64>) -> Result<(u64, serde_json::Value)> {
+    if let Some(e) = supplied {
+        return Ok((
+            e,
+            json!({"source": "supplied (--true-edges, the paper's protocol)", "estimate": null}),
+        ));
+    }
+    let est = estimate_edges(g.num_nodes(), eps, g.num_edges() as u64)?;
+    let source = format!(
+        "estimated from the report ({:.1} ± {:.1}{})",
+        est.estimate,
+        est.std_error,
+        if est.clamped {
+            ", clamped to [0, n(n-1)/2]"
+        } else {
+            ""
+        }
+    );
+    Ok((est.edges, json!({"source": source, "estimate": est})))
 }

@@ -40,6 +40,14 @@ pub enum EdgeRefineError {
         /// The names accepted.
         known: &'static str,
     },
+    /// A corrupt or truncated report file (see [`crate::report`]).
+    #[error("report: at byte {offset}: {fault}")]
+    Report {
+        /// Byte offset of the offending field or byte in the file.
+        offset: u64,
+        /// What is wrong.
+        fault: crate::report::ReportFault,
+    },
     /// A privacy error from dp-core.
     #[error(transparent)]
     Dp(#[from] dp_core::Error),

@@ -4,11 +4,14 @@ pub mod attack;
 pub mod baselines;
 mod client;
 mod error;
+mod estimate;
 pub mod eval;
 pub mod metrics;
 pub mod paper;
+pub mod report;
 mod server;
 
 pub use client::{NoisyCount, keep_probability, perturb, perturb_with_count};
 pub use error::{EdgeRefineError, Result};
+pub use estimate::{EdgeEstimate, estimate_edges};
 pub use server::{MAX_NODES, RefineParams, Release, TieBreak, Timings, refine};

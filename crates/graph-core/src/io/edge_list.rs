@@ -29,10 +29,102 @@ use crate::io::{Tokens, lines, read_maybe_gz, write_atomic};
 /// ```
 pub fn read_edge_list(path: &Path) -> Result<Graph> {
     let buf = read_maybe_gz(path)?;
+    if let Some(g) = parse_fast(path, &buf) {
+        return Ok(g);
+    }
+    parse_general(path, &buf)
+}
+
+/// The byte-level fast path for the common shape (`# nodes N` on the first line, then lines of
+/// two decimal ids separated by spaces or tabs, `#` comments, empty lines): no per-line
+/// tokenizer, duplicate edges found by one sort instead of a hash set, and no sort at all when
+/// the edges come in increasing order (as [`write_edge_list`] writes them). Returns `None` on
+/// anything else, including every malformed input, so that [`parse_general`] reports the
+/// error with its line number exactly as before.
+///
+/// # Complexity
+/// O(bytes) for sorted input, O(bytes + m log m) otherwise.
+fn parse_fast(path: &Path, buf: &[u8]) -> Option<Graph> {
+    let nl = buf.iter().position(|&b| b == b'\n').unwrap_or(buf.len());
+    let first = buf[..nl].strip_suffix(b"\r").unwrap_or(&buf[..nl]);
+    let header = first.trim_ascii().strip_prefix(b"#")?;
+    let n = parse_header(path, 1, header).ok()?;
+    crate::GraphBuilder::new(n).ok()?;
+    let n64 = n as u64;
+    let len = buf.len();
+    let mut i = (nl + 1).min(len);
+    let mut edges: Vec<(u32, u32)> = Vec::with_capacity(len / 10);
+    let mut sorted = true;
+    let mut last = (0u32, 0u32);
+    let num = |i: &mut usize| -> Option<u64> {
+        let start = *i;
+        let mut v = 0u64;
+        while *i < len && buf[*i].is_ascii_digit() && *i - start < 11 {
+            v = v * 10 + u64::from(buf[*i] - b'0');
+            *i += 1;
+        }
+        (*i > start && *i - start <= 10 && v < n64).then_some(v)
+    };
+    while i < len {
+        match buf[i] {
+            b'\n' => {
+                i += 1;
+                continue;
+            }
+            b'#' => {
+                i += buf[i..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(len - i, |k| k + 1);
+                continue;
+            }
+            _ => {}
+        }
+        let u = num(&mut i)? as u32;
+        let sep = i;
+        while i < len && (buf[i] == b' ' || buf[i] == b'\t') {
+            i += 1;
+        }
+        if i == sep {
+            return None;
+        }
+        let v = num(&mut i)? as u32;
+        while i < len && matches!(buf[i], b' ' | b'\t' | b'\r') {
+            i += 1;
+        }
+        if i < len {
+            if buf[i] != b'\n' {
+                return None;
+            }
+            i += 1;
+        }
+        if u == v {
+            return None;
+        }
+        let e = (u.min(v), u.max(v));
+        if edges.is_empty() || e > last {
+            last = e;
+        } else {
+            sorted = false;
+        }
+        edges.push(e);
+    }
+    if !sorted {
+        edges.sort_unstable();
+        if edges.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
+    }
+    Some(Graph::from_sorted_unique(n, &edges))
+}
+
+/// The general line-by-line parser: every input the format allows, and the errors with their
+/// line numbers.
+fn parse_general(path: &Path, buf: &[u8]) -> Result<Graph> {
     let mut n: Option<usize> = None;
     let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut seen: HashSet<(u32, u32)> = HashSet::new();
-    for (no, line) in lines(&buf) {
+    for (no, line) in lines(buf) {
         let trimmed = line.trim_ascii();
         if trimmed.is_empty() {
             continue;
@@ -123,6 +215,59 @@ pub fn write_edge_list(path: &Path, graph: &Graph) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_path_agrees_with_the_general_parser_and_declines_malformed_input() {
+        let p = Path::new("g.txt");
+        let valid = [
+            "# nodes 5\n0 1\n1 2\n3 4\n",
+            "# nodes 5\n0 1\n1 2\n3 4",
+            "# nodes 5\r\n3 4\r\n\n# comment\n2\t1 \n0   1\n",
+            "# nodes 1000\n999 0\n5 7\n007 8\n",
+            "# nodes 3\n",
+            "#nodes 3\n0 2\n",
+        ];
+        for text in valid {
+            let fast = parse_fast(p, text.as_bytes());
+            let general = parse_general(p, text.as_bytes()).unwrap();
+            assert_eq!(fast.as_ref(), Some(&general), "{text:?}");
+        }
+        // A larger shuffled graph, written both ways round.
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let g = crate::generate::erdos_renyi(300, 0.1, &mut rng).unwrap();
+        let mut text = String::from("# nodes 300\n");
+        for (k, (u, v)) in g.edges().enumerate() {
+            text += &if k % 2 == 0 {
+                format!("{v} {u}\n")
+            } else {
+                format!("{u} {v}\n")
+            };
+        }
+        assert_eq!(parse_fast(p, text.as_bytes()), Some(g));
+        // Malformed, or valid but outside the fast path's shape (leading blanks, commas).
+        let declined = [
+            "",
+            "0 1\n",
+            "# nodes 3\n0 x\n",
+            "# nodes 3\n0 3\n",
+            "# nodes 3\n1 1\n",
+            "# nodes 3\n0 1\n2 1\n1 0\n",
+            "# nodes 3\n0 1 2\n",
+            "# nodes 3\n0\n",
+            "# nodes 3\n-1 2\n",
+            "# nodes 3\n 0 1\n",
+            "# nodes 3\n0,1\n",
+            "# nodes 3\n0 99999999999999999999\n",
+            "# edges 3\n0 1\n",
+        ];
+        for text in declined {
+            assert_eq!(parse_fast(p, text.as_bytes()), None, "{text:?}");
+        }
+        // The general parser still names the line.
+        let e = parse_general(p, b"# nodes 3\n0 1\n2 1\n1 0\n").unwrap_err();
+        assert!(e.to_string().contains(":4: duplicate edge {0, 1}"), "{e}");
+    }
 
     fn err_of(content: &str) -> String {
         let dir = tempfile::tempdir().unwrap();

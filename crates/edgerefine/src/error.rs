@@ -14,7 +14,7 @@ pub enum EdgeRefineError {
         /// Why.
         reason: &'static str,
     },
-    /// The server's dense kernels index pairs with 16-bit counts and a bit matrix of n² bits.
+    /// More nodes than the server indexes (node ids and counts are `u32`).
     #[error("graph with {n} nodes is too large for the all-pairs server (at most {max} nodes)")]
     TooLarge {
         /// Node count.

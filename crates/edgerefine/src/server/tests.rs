@@ -315,3 +315,37 @@ fn tiled_equals_all_pairs_at_1k_nodes() {
     };
     check_against_oracle(&sparse, &p, &[97, 1000], &BOTH);
 }
+
+#[test]
+fn tiled_at_20k_nodes_is_independent_of_tile_size() {
+    // Blocks of 100 nodes (p_in = 0.3) plus sparse noise: 0.5% of the pairs have a common
+    // neighbour, so 254 bins split off the high-similarity pairs and the sparse backend never
+    // visits the 2·10⁸ pairs of similarity 0. The all-pairs oracle is out of reach in a debug
+    // build at this size (it is compared at n = 10,000 in the `refine` benchmark's setup).
+    let mut rng = dp_core::rng::seeded_rng(20);
+    let (g, _) = graph_core::generate::sbm(&[100; 200], 0.3, 2e-5, &mut rng).expect("valid blocks");
+    let n = g.num_nodes();
+    let ctx = TileContext::new(&g, Backend::Auto);
+    assert!(!ctx.is_dense());
+    for tb in [TieBreak::Default, TieBreak::Reference] {
+        let p = RefineParams {
+            bins: 254,
+            tie_break: tb,
+            ..RefineParams::new(2.0, g.num_edges() as u64)
+        };
+        let run = |tile_rows| {
+            let opts = TileOptions {
+                tile_rows,
+                backend: Backend::Sparse,
+            };
+            refine_tiled(&g, &p, &opts, &mut |_, _| {}).unwrap()
+        };
+        let a = run(2_500);
+        let b = run(n);
+        assert_same(&a, &b, &format!("n={n} {tb:?}"));
+        assert!(a.bin_pairs.len() >= 2, "bins {:?}", a.bin_edges);
+        assert_eq!(a.bin_pairs.iter().sum::<u64>(), (n * (n - 1) / 2) as u64);
+        assert_eq!(a.graph.num_edges() as u64, a.k_target);
+        assert!(a.k_real > 0 && a.k_fake > 0);
+    }
+}

@@ -14,7 +14,8 @@ pub(crate) fn pair_index(n: usize, i: usize, j: usize) -> usize {
 
 #[cfg(any(test, feature = "oracle"))]
 /// `|N(i) ∩ N(j)|` for every pair `i < j`, in row-major upper-triangle order (see
-/// [`pair_index`]). Counts fit in `u16` because the caller limits `n` to 65,536.
+/// [`pair_index`]). Counts fit in `u16` because the caller (the all-pairs oracle) limits `n` to
+/// 65,536.
 ///
 /// Uses the `popcnt` (and AVX2) instructions when the CPU has them, chosen at run time.
 ///

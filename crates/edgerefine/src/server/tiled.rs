@@ -213,7 +213,7 @@ impl Tile {
         skipped
     }
 
-    /// Pass 1: the tile's exact histogram of similarities over [`BUCKETS`] + 1 buckets (pairs and
+    /// Pass 1: the tile's exact histogram of similarities over 2¹⁶ + 1 buckets (pairs and
     /// noisy edges per bucket).
     ///
     /// # Complexity

@@ -38,10 +38,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let mut next = 0;
     let r = refine_tiled(&noisy, &params, &opts, &mut |done, total| {
-        if done * 20 >= next * total {
+        if done * 100 >= next * total {
             let s = t.elapsed().as_secs_f64();
             eprintln!("  {done}/{total} tiles, {s:.1} s");
-            next = done * 20 / total + 1;
+            next = done * 100 / total + 1;
         }
     })?;
     println!(

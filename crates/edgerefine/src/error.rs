@@ -14,8 +14,9 @@ pub enum EdgeRefineError {
         /// Why.
         reason: &'static str,
     },
-    /// The server's dense kernels index pairs with 16-bit counts and a bit matrix of n² bits.
-    #[error("graph with {n} nodes is too large for the all-pairs server (at most {max} nodes)")]
+    /// More nodes than a server takes: `u32` ids and counts for the tiled server, 16-bit counts
+    /// for the all-pairs one (`refine_all_pairs`).
+    #[error("graph with {n} nodes is too large for this server (at most {max} nodes)")]
     TooLarge {
         /// Node count.
         n: usize,

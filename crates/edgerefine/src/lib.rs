@@ -14,4 +14,8 @@ mod server;
 pub use client::{NoisyCount, keep_probability, perturb, perturb_with_count};
 pub use error::{EdgeRefineError, Result};
 pub use estimate::{EdgeEstimate, estimate_edges};
-pub use server::{MAX_NODES, RefineParams, Release, TieBreak, Timings, refine};
+pub use server::{
+    ALL_PAIRS_MAX_NODES, Backend, DEFAULT_TILE_ROWS, MAX_NODES, RankBuckets, RefineParams, Release,
+    SelectionPlan, TieBreak, Tile, TileContext, TileHistogram, TileOptions, TileSelection,
+    TileValues, Timings, plan_tiles, refine, refine_all_pairs, refine_tiled,
+};

@@ -3,21 +3,28 @@
 
 mod jaccard;
 mod quantile;
+mod tiled;
 
-use std::collections::{BTreeMap, BinaryHeap};
+pub use tiled::{
+    Backend, RankBuckets, SelectionPlan, Tile, TileContext, TileHistogram, TileSelection,
+    TileValues, plan_tiles,
+};
+
 use std::time::Instant;
 
-use graph_core::{BitAdjacency, Graph, GraphBuilder};
+use graph_core::{Graph, GraphBuilder};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
-use jaccard::{common_neighbors, pair_index};
 use quantile::{bin_of, dedup_edges, lerp, virtual_index};
 
-/// Largest graph the all-pairs server accepts (common-neighbour counts are stored as `u16`).
-pub const MAX_NODES: usize = 65_536;
+/// Largest graph the server accepts: node ids and common-neighbour counts are `u32`.
+pub const MAX_NODES: usize = u32::MAX as usize;
+
+/// Rows (and columns) per tile of [`TileOptions::default`].
+pub const DEFAULT_TILE_ROWS: usize = 1024;
 
 /// Histogram resolution used to locate order statistics (buckets over (0, 1]).
 const BUCKETS: usize = 1 << 16;
@@ -123,12 +130,13 @@ pub struct Release {
 
 /// Jaccard similarity from a common-neighbour count and the two degrees (0 for an empty union).
 #[inline]
-fn jaccard(c: u16, di: u32, dj: u32) -> f64 {
-    let union = di + dj - u32::from(c);
+fn jaccard(c: u32, di: u32, dj: u32) -> f64 {
+    // In u64: two degrees of up to u32::MAX − 1 do not overflow.
+    let union = u64::from(di) + u64::from(dj) - u64::from(c);
     if union == 0 {
         0.0
     } else {
-        f64::from(c) / f64::from(union)
+        f64::from(c) / union as f64
     }
 }
 
@@ -142,118 +150,88 @@ fn bucket(j: f64) -> usize {
     }
 }
 
-/// Everything the passes over all pairs need.
-struct Pairs<'a> {
-    n: usize,
-    counts: &'a [u16],
-    degree: &'a [u32],
-    bits: &'a BitAdjacency,
+/// Marks a bucket whose values must be binned one by one.
+const AMBIGUOUS: u8 = u8::MAX;
+
+/// How [`refine_tiled`] cuts the work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileOptions {
+    /// Rows (and columns) per tile (≥ 1); the dense backend holds `4 · tile_rows²` bytes of
+    /// counts per thread.
+    pub tile_rows: usize,
+    /// How common neighbours are counted.
+    pub backend: Backend,
 }
 
-impl Pairs<'_> {
-    /// Calls `f(j, similarity, is_noisy_edge, pair_index)` for every `j > i`.
-    #[inline]
-    fn row(&self, i: usize, mut f: impl FnMut(usize, f64, bool, usize)) {
-        let base = pair_index(self.n, i, i + 1);
-        let row = self.bits.row(i);
-        let di = self.degree[i];
-        for j in i + 1..self.n {
-            let idx = base + (j - i - 1);
-            let s = jaccard(self.counts[idx], di, self.degree[j]);
-            let e = row[j / 64] >> (j % 64) & 1 == 1;
-            f(j, s, e, idx);
+impl Default for TileOptions {
+    fn default() -> Self {
+        Self {
+            tile_rows: DEFAULT_TILE_ROWS,
+            backend: Backend::Auto,
         }
     }
 }
 
-/// Distinct values of the buckets that hold an order statistic: value bits → (pairs, noisy edges).
-type Collected = BTreeMap<u64, (u64, u64)>;
+/// Runs one pass over `tiles` on the local threads, merging each result on the calling thread
+/// and reporting `progress(done, total)` after each batch.
+fn run_pass<R: Send>(
+    tiles: &[Tile],
+    progress: &mut dyn FnMut(usize, usize),
+    done: &mut usize,
+    total: usize,
+    work: impl Fn(&Tile) -> R + Sync,
+    mut merge: impl FnMut(R),
+) {
+    let batch = 2 * rayon::current_num_threads().max(1);
+    for chunk in tiles.chunks(batch) {
+        let results: Vec<R> = chunk.par_iter().map(&work).collect();
+        results.into_iter().for_each(&mut merge);
+        *done += chunk.len();
+        progress(*done, total);
+    }
+}
 
-/// Bin edges, per-bin counts and the per-bucket bin table (passes 1 and 2).
-struct Binning {
+/// Bin edges and per-bin counts from the merged passes 1 and 2.
+struct Bins {
     edges: Vec<f64>,
     pairs: Vec<u64>,
     noisy: Vec<u64>,
-    /// Bin of every value in bucket `b`, or [`AMBIGUOUS`] when the bucket holds a bin edge.
     bucket_bin: Vec<u8>,
 }
 
-/// Marks a bucket whose values must be binned one by one.
-const AMBIGUOUS: u8 = u8::MAX;
-
-fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) -> Binning {
-    let total = (pairs.n as u64) * (pairs.n as u64 - 1) / 2;
-    // Pass 1: per bucket, pairs in the low 32 bits and noisy edges in the high 32 bits
-    // (n ≤ 65,536 gives fewer than 2^31 pairs).
-    let hist: Vec<u64> = chunks
-        .par_iter()
-        .map(|rows| {
-            let mut h = vec![0u64; BUCKETS + 1];
-            for i in rows.clone() {
-                pairs.row(i, |_, s, e, _| h[bucket(s)] += 1 + (u64::from(e) << 32));
-            }
-            h
-        })
-        .reduce(
-            || vec![0u64; BUCKETS + 1],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            },
-        );
-    let count = |b: usize| hist[b] & 0xFFFF_FFFF;
-    let noisy_in = |b: usize| hist[b] >> 32;
+/// The buckets holding the order statistics of the `bins` quantiles (from pass 1).
+fn rank_buckets(hist: &TileHistogram, total: u64, bins: usize) -> (Vec<u64>, RankBuckets) {
     let mut cum = vec![0u64; BUCKETS + 2];
     for b in 0..=BUCKETS {
-        cum[b + 1] = cum[b] + count(b);
+        cum[b + 1] = cum[b] + hist.pairs[b];
     }
     let bucket_of_rank = |r: u64| cum.partition_point(|&c| c <= r) - 1;
-
-    // Order statistics needed by numpy's linear quantiles.
-    let qs: Vec<(u64, f64)> = (0..=bins)
+    let mut need: Vec<usize> = (0..=bins)
         .map(|i| virtual_index(total, i as f64 / bins as f64))
-        .collect();
-    let mut need: Vec<usize> = qs
-        .iter()
-        .flat_map(|&(lo, _)| [lo, (lo + 1).min(total - 1)])
+        .flat_map(|(lo, _)| [lo, (lo + 1).min(total - 1)])
         .map(bucket_of_rank)
         .collect();
     need.sort_unstable();
     need.dedup();
-    // Pass 2: the distinct values (with multiplicities) of those buckets.
-    let collected: Vec<Collected> = chunks
-        .par_iter()
-        .map(|rows| {
-            let mut acc = vec![Collected::new(); need.len()];
-            for i in rows.clone() {
-                pairs.row(i, |_, s, e, _| {
-                    if let Ok(k) = need.binary_search(&bucket(s)) {
-                        let c = acc[k].entry(s.to_bits()).or_default();
-                        c.0 += 1;
-                        c.1 += u64::from(e);
-                    }
-                });
-            }
-            acc
-        })
-        .reduce(
-            || vec![Collected::new(); need.len()],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    for (k, (p, e)) in y {
-                        let c = x.entry(k).or_default();
-                        c.0 += p;
-                        c.1 += e;
-                    }
-                }
-                a
-            },
-        );
+    (cum, RankBuckets { buckets: need })
+}
+
+/// Exact bin edges and counts (numpy's linear quantiles, scikit-learn's edge rule).
+fn bins_from(
+    hist: &TileHistogram,
+    cum: &[u64],
+    rank: &RankBuckets,
+    vals: &TileValues,
+    total: u64,
+    bins: usize,
+) -> Bins {
+    let need = &rank.buckets;
+    let bucket_of_rank = |r: u64| cum.partition_point(|&c| c <= r) - 1;
     let value_at = |r: u64| -> f64 {
         let b = bucket_of_rank(r);
         let k = need.binary_search(&b).expect("rank buckets are collected");
         let mut left = r - cum[b];
-        for (&bits, &(p, _)) in &collected[k] {
+        for (&bits, &(p, _)) in &vals.values[k] {
             if left < p {
                 return f64::from_bits(bits);
             }
@@ -261,9 +239,9 @@ fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) ->
         }
         unreachable!("bucket counts agree between passes")
     };
-    let raw: Vec<f64> = qs
-        .iter()
-        .map(|&(lo, t)| lerp(value_at(lo), value_at((lo + 1).min(total - 1)), t))
+    let raw: Vec<f64> = (0..=bins)
+        .map(|i| virtual_index(total, i as f64 / bins as f64))
+        .map(|(lo, t)| lerp(value_at(lo), value_at((lo + 1).min(total - 1)), t))
         .collect();
     let edges = dedup_edges(&raw);
     let nbins = edges.len().saturating_sub(1).max(1);
@@ -272,10 +250,9 @@ fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) ->
     } else {
         &[]
     };
-
-    // Per-bin counts. A non-empty bucket holding an inner edge is a rank bucket (an edge lies
-    // between two adjacent order statistics, so a bucket strictly between them is empty); every
-    // other bucket lies inside one bin, because buckets are monotone in the value.
+    // A non-empty bucket holding an inner edge is a rank bucket (an edge lies between two
+    // adjacent order statistics, so a bucket strictly between them is empty); every other
+    // bucket lies inside one bin, because buckets are monotone in the value.
     let edge_buckets: Vec<usize> = inner.iter().map(|&e| bucket(e)).collect();
     let mut bin_pairs = vec![0u64; nbins];
     let mut bin_noisy = vec![0u64; nbins];
@@ -289,26 +266,24 @@ fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) ->
         })
         .collect();
     for (b, &bb) in bucket_bin.iter().enumerate() {
-        let straddles = bb == AMBIGUOUS;
-        if count(b) == 0 {
+        if hist.pairs[b] == 0 {
             continue;
         }
-        if straddles {
+        if bb == AMBIGUOUS {
             let k = need
                 .binary_search(&b)
                 .expect("a non-empty bucket holding an edge is a rank bucket");
-            for (&bits, &(p, e)) in &collected[k] {
+            for (&bits, &(p, e)) in &vals.values[k] {
                 let bin = bin_of(inner, f64::from_bits(bits));
                 bin_pairs[bin] += p;
                 bin_noisy[bin] += e;
             }
         } else {
-            let bin = usize::from(bb);
-            bin_pairs[bin] += count(b);
-            bin_noisy[bin] += noisy_in(b);
+            bin_pairs[usize::from(bb)] += hist.pairs[b];
+            bin_noisy[usize::from(bb)] += hist.noisy[b];
         }
     }
-    Binning {
+    Bins {
         edges,
         pairs: bin_pairs,
         noisy: bin_noisy,
@@ -316,79 +291,14 @@ fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) ->
     }
 }
 
-/// Refines a noisy graph into a sparse release (the EdgeRefine server).
-///
-/// 1. `J(i,j) = |N(i)∩N(j)| / |N(i)∪N(j)|` for all pairs on the noisy graph (bit-packed AND +
-///    popcount, parallel; 0 when the union is empty).
-/// 2. `B` quantile bins over all pairs: edges are numpy's linear-interpolated quantiles at
-///    `i/B`, exact over all pairs (no subsampling); edges within 1e-8 of their predecessor are
-///    dropped (scikit-learn's rule); a value goes to the bin counting the inner edges `<=` it.
-/// 3. `L(bin)` = noisy edges / pairs in the bin.
-/// 4. `K = ⌊k·E⌋`; the best `round(ρK)` noisy edges and the best `K − round(ρK)` noisy
-///    non-edges by `L` (descending), ties ordered by [`TieBreak`].
-///
-/// # Errors
-/// Invalid ε, `k ∉ (0, 1]`, `B < 2`; [`EdgeRefineError::TooLarge`] above [`MAX_NODES`].
-///
-/// # Privacy
-/// Post-processing of an ε-edge-LDP output: no further privacy cost, provided `E` is public
-/// (as in the paper) or itself released privately (see [`crate::perturb_with_count`]).
-///
-/// # Complexity
-/// O(n³/64) word operations for the similarities, then O(n²) passes; memory `n²` bytes
-/// (16-bit counts) plus `n²/8` bytes of bits.
-pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
-    params.validate()?;
-    let n = noisy.num_nodes();
-    if n > MAX_NODES {
-        return Err(EdgeRefineError::TooLarge { n, max: MAX_NODES });
-    }
-    let rho = keep_probability(params.eps)?;
-    let total = (n as u64) * (n as u64).saturating_sub(1) / 2;
-    if total == 0 {
-        return Err(EdgeRefineError::InvalidParam {
-            name: "n",
-            value: n as f64,
-            reason: "the graph needs at least two nodes",
-        });
-    }
-
-    let t0 = Instant::now();
-    let bits = noisy.bit_adjacency();
-    let counts = common_neighbors(&bits);
-    let degree: Vec<u32> = noisy.degrees().map(|d| d as u32).collect();
-    let pairs = Pairs {
-        n,
-        counts: &counts,
-        degree: &degree,
-        bits: &bits,
-    };
-    let jaccard_s = t0.elapsed().as_secs_f64();
-
-    let t1 = Instant::now();
-    let chunks = row_chunks(n, 4 * rayon::current_num_threads());
-    let Binning {
-        edges: bin_edges,
-        pairs: bin_pairs,
-        noisy: bin_noisy,
-        bucket_bin,
-    } = binning(&pairs, &chunks, params.bins);
-    let nbins = bin_pairs.len();
-    let inner: &[f64] = if bin_edges.len() >= 2 {
-        &bin_edges[1..bin_edges.len() - 1]
-    } else {
-        &[]
-    };
-    let bin_probability: Vec<f64> = bin_pairs
-        .iter()
-        .zip(&bin_noisy)
-        .map(|(&p, &e)| if p == 0 { 0.5 } else { e as f64 / p as f64 })
-        .collect();
-    let binning_s = t1.elapsed().as_secs_f64();
-
-    // Selection: groups of bins with equal L, in descending L.
-    let t2 = Instant::now();
-    let mut levels: Vec<f64> = bin_probability.clone();
+/// Groups of bins with equal `L` in descending order, and per flag how much of each is taken.
+fn decide(
+    bin_probability: &[f64],
+    bin_pairs: &[u64],
+    bin_noisy: &[u64],
+    want: [u64; 2],
+) -> (Vec<usize>, [Vec<(u8, u64)>; 2]) {
+    let mut levels: Vec<f64> = bin_probability.to_vec();
     levels.sort_unstable_by(|a, b| b.total_cmp(a));
     levels.dedup();
     let group_of_bin: Vec<usize> = bin_probability
@@ -400,21 +310,14 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
                 .expect("level of its own bin")
         })
         .collect();
-    let k_target = (params.k * params.true_edges as f64).floor() as u64;
-    let k_real_want = round_half_even(rho * k_target as f64);
-    let want = [
-        k_target - k_real_want.min(k_target),
-        k_real_want.min(k_target),
-    ];
-    // decision[flag][group]: 0 = none, 1 = all, 2 = partial (with how many).
     let mut decision = [
         vec![(0u8, 0u64); levels.len()],
         vec![(0u8, 0u64); levels.len()],
     ];
-    for flag in 0..2 {
+    for (flag, dec) in decision.iter_mut().enumerate() {
         let mut left = want[flag];
-        for (g, _) in levels.iter().enumerate() {
-            let avail: u64 = (0..nbins)
+        for (g, slot) in dec.iter_mut().enumerate() {
+            let avail: u64 = (0..bin_pairs.len())
                 .filter(|&b| group_of_bin[b] == g)
                 .map(|b| {
                     if flag == 1 {
@@ -428,16 +331,119 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
                 break;
             }
             if avail <= left {
-                decision[flag][g] = (1, avail);
+                *slot = (1, avail);
                 left -= avail;
             } else {
-                decision[flag][g] = (2, left);
+                *slot = (2, left);
                 left = 0;
             }
         }
     }
-    // Pass 3: the fully taken groups, and for the (at most one) partial group per flag the best
-    // `take` candidates, kept in a bounded heap per chunk of rows.
+    (group_of_bin, decision)
+}
+
+/// [`refine`] in tiles of row pairs, reporting `progress(tiles done, total)` over the three
+/// passes (total = 3 × the number of tiles). The release is the same as [`refine`]'s for every
+/// tile size and backend.
+///
+/// Pass 1 merges the tiles' [`TileHistogram`]s (exact counts per bucket of width 2⁻¹⁶); pass 2
+/// merges the tiles' [`TileValues`] of the buckets holding an order statistic (exact quantile
+/// edges); pass 3 merges the tiles' [`TileSelection`]s (pairs of fully taken groups, bounded
+/// heaps of the best candidates of the partially taken ones).
+///
+/// # Errors
+/// As [`refine`]; `tile_rows == 0` is [`EdgeRefineError::InvalidParam`].
+///
+/// # Privacy
+/// As [`refine`]: post-processing.
+///
+/// # Complexity
+/// Time: three passes over the tiles, each O(n³/64) word operations with the dense backend, or
+/// O(Σ_tiles wedges of the tile's rows) with the sparse one (plus the pairs of similarity 0 when
+/// they are candidates). Memory: the noisy graph, its packed rows (`n²/8` bytes, dense backend
+/// only), and per tile in flight (2 × threads at a time) `4 · tile_rows²` bytes of counts
+/// (dense) or `5 · tile_rows` bytes (sparse), `16 · (2¹⁶ + 1)` bytes of histogram, the distinct
+/// values of at most `2(B + 1)` buckets, and at most `K` candidates per flag; plus the release
+/// (`K` edges). No buffer of all pairs: nothing grows with n² but the packed rows.
+pub fn refine_tiled(
+    noisy: &Graph,
+    params: &RefineParams,
+    options: &TileOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Release> {
+    params.validate()?;
+    let n = noisy.num_nodes();
+    if n > MAX_NODES {
+        return Err(EdgeRefineError::TooLarge { n, max: MAX_NODES });
+    }
+    if options.tile_rows == 0 {
+        return Err(EdgeRefineError::InvalidParam {
+            name: "tile_rows",
+            value: 0.0,
+            reason: "must be at least 1",
+        });
+    }
+    let rho = keep_probability(params.eps)?;
+    let total = (n as u64) * (n as u64).saturating_sub(1) / 2;
+    if total == 0 {
+        return Err(EdgeRefineError::InvalidParam {
+            name: "n",
+            value: n as f64,
+            reason: "the graph needs at least two nodes",
+        });
+    }
+
+    let t0 = Instant::now();
+    let ctx = TileContext::new(noisy, options.backend);
+    let tiles = plan_tiles(n, options.tile_rows);
+    let steps = 3 * tiles.len();
+    let mut done = 0;
+    let jaccard_s = t0.elapsed().as_secs_f64();
+
+    let t1 = Instant::now();
+    let mut hist = TileHistogram::empty();
+    run_pass(
+        &tiles,
+        progress,
+        &mut done,
+        steps,
+        |t| t.histogram(&ctx),
+        |h| hist.merge(&h),
+    );
+    let (cum, rank) = rank_buckets(&hist, total, params.bins);
+    let mut vals = TileValues {
+        values: vec![Default::default(); rank.buckets.len()],
+    };
+    run_pass(
+        &tiles,
+        progress,
+        &mut done,
+        steps,
+        |t| t.values(&ctx, &rank),
+        |v| vals.merge(v),
+    );
+    let Bins {
+        edges: bin_edges,
+        pairs: bin_pairs,
+        noisy: bin_noisy,
+        bucket_bin,
+    } = bins_from(&hist, &cum, &rank, &vals, total, params.bins);
+    drop((cum, vals));
+    let bin_probability: Vec<f64> = bin_pairs
+        .iter()
+        .zip(&bin_noisy)
+        .map(|(&p, &e)| if p == 0 { 0.5 } else { e as f64 / p as f64 })
+        .collect();
+    let binning_s = t1.elapsed().as_secs_f64();
+
+    let t2 = Instant::now();
+    let k_target = (params.k * params.true_edges as f64).floor() as u64;
+    let k_real_want = round_half_even(rho * k_target as f64);
+    let want = [
+        k_target - k_real_want.min(k_target),
+        k_real_want.min(k_target),
+    ];
+    let (group_of_bin, decision) = decide(&bin_probability, &bin_pairs, &bin_noisy, want);
     let mut got = [0u64; 2];
     let mut take = [0usize; 2];
     for flag in 0..2 {
@@ -449,62 +455,62 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
             }
         }
     }
-    let rank = |s: f64, idx: usize| -> (u64, u64) {
-        match params.tie_break {
-            TieBreak::Reference => (idx as u64, 0),
-            // Similarities are >= 0, so the bit patterns order like the values.
-            TieBreak::Default => (
-                u64::MAX - s.to_bits(),
-                splitmix64(params.seed ^ (idx as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            ),
-        }
+    let inner: Vec<f64> = if bin_edges.len() >= 2 {
+        bin_edges[1..bin_edges.len() - 1].to_vec()
+    } else {
+        Vec::new()
     };
-    let parts: Vec<ChunkSelection> = chunks
-        .par_iter()
-        .map(|rows| {
-            let mut taken = Vec::new();
-            let mut best: [BinaryHeap<Cand>; 2] = [BinaryHeap::new(), BinaryHeap::new()];
-            for i in rows.clone() {
-                pairs.row(i, |j, s, e, idx| {
-                    let f = usize::from(e);
-                    let bb = bucket_bin[bucket(s)];
-                    let bin = if bb == AMBIGUOUS {
-                        bin_of(inner, s)
-                    } else {
-                        usize::from(bb)
-                    };
-                    match decision[f][group_of_bin[bin]].0 {
-                        1 => taken.push((i as u32, j as u32)),
-                        2 => {
-                            let c = (rank(s, idx), i as u32, j as u32);
-                            let h = &mut best[f];
-                            if h.len() < take[f] {
-                                h.push(c);
-                            } else if h.peek().is_some_and(|worst| c < *worst) {
-                                h.pop();
-                                h.push(c);
-                            }
-                        }
-                        _ => {}
-                    }
-                });
-            }
-            (taken, best)
-        })
-        .collect();
+    let mut plan = SelectionPlan {
+        n,
+        inner,
+        bucket_bin,
+        group_of_bin,
+        decision,
+        take,
+        tie_break: params.tie_break,
+        seed: params.seed,
+        zeros: true,
+    };
+    // Whether pass 3 must visit the non-edges of similarity 0 (bucket 0): not when their group
+    // is not taken, nor when the default order (similarity first) fills the partial take with
+    // non-edges of positive similarity of the same group.
+    let g0 = plan.group_of_bin[plan.bin(0.0)];
+    let zero_non_edges = hist.pairs[0] - hist.noisy[0];
+    plan.zeros = match plan.decision[0][g0] {
+        (0, _) => false,
+        (2, partial) if params.tie_break == TieBreak::Default => {
+            let in_group: u64 = (0..bin_pairs.len())
+                .filter(|&b| plan.group_of_bin[b] == g0)
+                .map(|b| bin_pairs[b] - bin_noisy[b])
+                .sum();
+            in_group - zero_non_edges < partial
+        }
+        _ => true,
+    };
+    drop(hist);
+    let mut sel: Option<TileSelection> = None;
+    run_pass(
+        &tiles,
+        progress,
+        &mut done,
+        steps,
+        |t| t.select(&ctx, &plan),
+        |s| match &mut sel {
+            Some(acc) => acc.merge(s),
+            None => sel = Some(s),
+        },
+    );
+    drop(ctx);
     let mut edges: Vec<(u32, u32)> = Vec::new();
-    let mut cands: [Vec<Cand>; 2] = [Vec::new(), Vec::new()];
-    for (t, [h0, h1]) in parts {
-        edges.extend(t);
-        cands[0].extend(h0);
-        cands[1].extend(h1);
-    }
-    for flag in 0..2 {
-        let c = &mut cands[flag];
-        c.sort_unstable();
-        let t = take[flag].min(c.len());
-        edges.extend(c[..t].iter().map(|x| (x.1, x.2)));
-        got[flag] += t as u64;
+    if let Some(sel) = sel {
+        edges = sel.taken;
+        for (flag, heap) in sel.best.into_iter().enumerate() {
+            let mut c = heap.into_vec();
+            c.sort_unstable();
+            let t = take[flag].min(c.len());
+            edges.extend(c[..t].iter().map(|x| (x.1, x.2)));
+            got[flag] += t as u64;
+        }
     }
     let mut b = GraphBuilder::new(n)?;
     b.reserve(edges.len());
@@ -531,32 +537,42 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
     })
 }
 
-/// Splits rows `0..n` into about `parts` ranges holding similar numbers of pairs
-/// (row `i` has `n − 1 − i` pairs).
-fn row_chunks(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
-    let total = n * n.saturating_sub(1) / 2;
-    let per = total.div_ceil(parts.max(1)).max(1);
-    let mut out = Vec::new();
-    let (mut start, mut acc) = (0, 0);
-    for i in 0..n {
-        acc += n - 1 - i;
-        if acc >= per {
-            out.push(start..i + 1);
-            start = i + 1;
-            acc = 0;
-        }
+/// Refines a noisy graph into a sparse release (the EdgeRefine server): up to
+/// [`ALL_PAIRS_MAX_NODES`] nodes with the one-pass all-pairs server ([`refine_all_pairs`], the
+/// faster where it fits), above with the tiled server ([`refine_tiled`], default
+/// [`TileOptions`], no progress report). Both give the same release byte for byte.
+///
+/// 1. `J(i,j) = |N(i)∩N(j)| / |N(i)∪N(j)|` for all pairs on the noisy graph (bit-packed AND +
+///    popcount, or sorted neighbour lists on sparse graphs; 0 when the union is empty).
+/// 2. `B` quantile bins over all pairs: edges are numpy's linear-interpolated quantiles at
+///    `i/B`, exact over all pairs (no subsampling); edges within 1e-8 of their predecessor are
+///    dropped (scikit-learn's rule); a value goes to the bin counting the inner edges `<=` it.
+/// 3. `L(bin)` = noisy edges / pairs in the bin.
+/// 4. `K = ⌊k·E⌋`; the best `round(ρK)` noisy edges and the best `K − round(ρK)` noisy
+///    non-edges by `L` (descending), ties ordered by [`TieBreak`].
+///
+/// # Errors
+/// Invalid ε, `k ∉ (0, 1]`, `B < 2`, fewer than two nodes; [`EdgeRefineError::TooLarge`] above
+/// [`MAX_NODES`].
+///
+/// # Privacy
+/// Post-processing of an ε-edge-LDP output: no further privacy cost, provided `E` is public
+/// (as in the paper) or itself released privately (see [`crate::perturb_with_count`]).
+///
+/// # Complexity
+/// O(n³/64) word operations (dense). Memory up to [`ALL_PAIRS_MAX_NODES`] nodes: `n²` bytes of
+/// pair counts plus the packed rows; above: see [`refine_tiled`] (the packed rows, `n²/8` bytes,
+/// dense backend only, plus O(tile) per thread plus the release).
+pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
+    if noisy.num_nodes() <= ALL_PAIRS_MAX_NODES {
+        refine_all_pairs(noisy, params)
+    } else {
+        refine_tiled(noisy, params, &TileOptions::default(), &mut |_, _| {})
     }
-    if start < n {
-        out.push(start..n);
-    }
-    out
 }
 
 /// A candidate of a partially taken group: (rank, i, j); a smaller rank is better.
 type Cand = ((u64, u64), u32, u32);
-
-/// What one chunk of rows contributes: fully taken pairs, and the best candidates per flag.
-type ChunkSelection = (Vec<(u32, u32)>, [BinaryHeap<Cand>; 2]);
 
 /// Python's `round`: to the nearest integer, halves to even.
 fn round_half_even(x: f64) -> u64 {
@@ -572,5 +588,7 @@ fn splitmix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+mod oracle;
+pub use oracle::{ALL_PAIRS_MAX_NODES, refine_oracle as refine_all_pairs};
 #[cfg(test)]
 mod tests;

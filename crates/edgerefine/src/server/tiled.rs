@@ -1,0 +1,463 @@
+//! Tiles of row pairs: the upper triangle of the pair space cut into blocks, each an independent
+//! unit of work with a mergeable result, for the three passes of the server (histogram, exact
+//! values of the rank buckets, selection).
+//!
+//! A tile's input is the [`Tile`] (its row and column ranges), read access to the noisy graph
+//! through a [`TileContext`], and, for the later passes, what the merged results of the earlier
+//! passes decided ([`RankBuckets`], [`SelectionPlan`]). Its result is a [`TileHistogram`],
+//! [`TileValues`] or [`TileSelection`]; results of the same pass merge with `merge` in any order
+//! into the same value. [`super::refine_tiled`] runs the passes on the local threads; a cluster
+//! can run the same tiles elsewhere.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use graph_core::{BitAdjacency, Graph};
+
+use super::jaccard::{block_counts, pair_index};
+use super::quantile::bin_of;
+use super::{AMBIGUOUS, BUCKETS, Cand, TieBreak, bucket, jaccard, splitmix64};
+
+/// How a [`TileContext`] counts common neighbours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// [`Backend::Sparse`] when the graph's wedges are fewer than the bit operations of the
+    /// dense kernel, [`Backend::Dense`] otherwise.
+    #[default]
+    Auto,
+    /// Bit-packed rows (`n²/8` bytes), AND + popcount over every pair of the tile.
+    Dense,
+    /// Sorted neighbour lists: only pairs with a common neighbour or an edge are visited, the
+    /// others (similarity 0, no edge) are counted in bulk.
+    Sparse,
+}
+
+/// Read access to the noisy graph shared by all tiles: the graph, its degrees, and the packed
+/// rows for the dense backend.
+#[derive(Debug)]
+pub struct TileContext<'a> {
+    graph: &'a Graph,
+    degree: Vec<u32>,
+    bits: Option<BitAdjacency>,
+}
+
+impl<'a> TileContext<'a> {
+    /// Prepares the shared input of the tiles of `graph`.
+    ///
+    /// # Complexity
+    /// O(n + m); memory `n²/8` bytes of packed rows when the backend is dense, `4n` bytes of
+    /// degrees otherwise.
+    pub fn new(graph: &'a Graph, backend: Backend) -> Self {
+        let n = graph.num_nodes();
+        let degree: Vec<u32> = graph.degrees().map(|d| d as u32).collect();
+        let dense = match backend {
+            Backend::Dense => true,
+            Backend::Sparse => false,
+            Backend::Auto => {
+                // Wedges Σ d² against n·n/2·n/64 word operations (with a factor 8 for the
+                // random access of the sparse path).
+                let wedges: f64 = degree.iter().map(|&d| f64::from(d) * f64::from(d)).sum();
+                let words = (n as f64) * (n as f64) / 2.0 * (n as f64 / 64.0).ceil();
+                8.0 * wedges > words
+            }
+        };
+        Self {
+            graph,
+            degree,
+            bits: dense.then(|| graph.bit_adjacency()),
+        }
+    }
+
+    /// Number of nodes.
+    pub fn num_nodes(&self) -> usize {
+        self.graph.num_nodes()
+    }
+
+    /// Whether the dense (bit-packed) backend is used.
+    pub fn is_dense(&self) -> bool {
+        self.bits.is_some()
+    }
+}
+
+/// A block of the strict upper triangle of the pair space: the pairs `(i, j)` with `i ∈ rows`,
+/// `j ∈ cols` and `i < j`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Tile {
+    /// Row range.
+    pub rows: Range<usize>,
+    /// Column range.
+    pub cols: Range<usize>,
+}
+
+/// Cuts the pairs of `n` nodes into square tiles of `tile_rows` rows and columns (the last ones
+/// smaller), the blocks `(a, b)` with `a <= b` in row-major order. Every pair `i < j < n` lies in
+/// exactly one tile.
+///
+/// # Panics
+/// When `tile_rows == 0`.
+///
+/// # Complexity
+/// `(n / tile_rows)² / 2` tiles.
+pub fn plan_tiles(n: usize, tile_rows: usize) -> Vec<Tile> {
+    assert!(tile_rows > 0, "tile_rows must be positive");
+    let blocks = n.div_ceil(tile_rows);
+    let range = |b: usize| b * tile_rows..((b + 1) * tile_rows).min(n);
+    (0..blocks)
+        .flat_map(|a| {
+            (a..blocks).map(move |b| Tile {
+                rows: range(a),
+                cols: range(b),
+            })
+        })
+        .collect()
+}
+
+impl Tile {
+    /// Number of pairs `i < j` in the tile.
+    pub fn num_pairs(&self) -> u64 {
+        self.rows
+            .clone()
+            .map(|i| self.cols.end.saturating_sub(self.cols.start.max(i + 1)) as u64)
+            .sum()
+    }
+
+    /// Calls `f(i, j, similarity, is_noisy_edge)` for the pairs of the tile; pairs without a
+    /// common neighbour and without an edge (similarity 0) are visited only when `zeros` is set,
+    /// and otherwise counted in the returned number (the sparse backend never looks at them).
+    fn visit(
+        &self,
+        ctx: &TileContext<'_>,
+        zeros: bool,
+        mut f: impl FnMut(usize, usize, f64, bool),
+    ) -> u64 {
+        let deg = &ctx.degree;
+        let (c0, c1) = (self.cols.start, self.cols.end);
+        let width = self.cols.len();
+        let mut skipped = 0u64;
+        if let Some(bits) = &ctx.bits {
+            let mut counts = vec![0u32; self.rows.len() * width];
+            block_counts(bits, self.rows.clone(), self.cols.clone(), &mut counts);
+            for i in self.rows.clone() {
+                let row = bits.row(i);
+                let line = &counts[(i - self.rows.start) * width..][..width];
+                for j in c0.max(i + 1)..c1 {
+                    let c = line[j - c0];
+                    let e = row[j / 64] >> (j % 64) & 1 == 1;
+                    if c == 0 && !e && !zeros {
+                        skipped += 1;
+                        continue;
+                    }
+                    f(i, j, jaccard(c, deg[i], deg[j]), e);
+                }
+            }
+            return skipped;
+        }
+        // Sparse: per row, common neighbours by wedges i–w–j, then the row's edges.
+        const EDGE: u8 = 1;
+        const SEEN: u8 = 2;
+        let g = ctx.graph;
+        let mut acc = vec![0u32; width];
+        let mut mark = vec![0u8; width];
+        let mut touched: Vec<usize> = Vec::new();
+        let from = |list: &[u32], lo: usize| list.partition_point(|&x| (x as usize) < lo);
+        for i in self.rows.clone() {
+            let lo = c0.max(i + 1);
+            if lo >= c1 {
+                continue;
+            }
+            let ni = g.neighbors(i as u32);
+            for &w in ni {
+                let nw = g.neighbors(w);
+                for &j in &nw[from(nw, lo)..] {
+                    let k = j as usize;
+                    if k >= c1 {
+                        break;
+                    }
+                    let k = k - c0;
+                    if mark[k] == 0 {
+                        touched.push(k);
+                    }
+                    mark[k] |= SEEN;
+                    acc[k] += 1;
+                }
+            }
+            for &j in &ni[from(ni, lo)..] {
+                let k = j as usize;
+                if k >= c1 {
+                    break;
+                }
+                let k = k - c0;
+                if mark[k] == 0 {
+                    touched.push(k);
+                }
+                mark[k] |= EDGE;
+            }
+            if zeros {
+                for j in lo..c1 {
+                    let k = j - c0;
+                    f(i, j, jaccard(acc[k], deg[i], deg[j]), mark[k] & EDGE != 0);
+                }
+            } else {
+                for &k in &touched {
+                    let j = c0 + k;
+                    f(i, j, jaccard(acc[k], deg[i], deg[j]), mark[k] & EDGE != 0);
+                }
+                skipped += (c1 - lo - touched.len()) as u64;
+            }
+            for &k in &touched {
+                acc[k] = 0;
+                mark[k] = 0;
+            }
+            touched.clear();
+        }
+        skipped
+    }
+
+    /// Pass 1: the tile's exact histogram of similarities over 2¹⁶ + 1 buckets (pairs and
+    /// noisy edges per bucket).
+    ///
+    /// # Complexity
+    /// Dense: `|tile| · n / 64` word operations, memory `4 |tile|` bytes of counts; sparse:
+    /// the wedges of the tile's rows, memory `5 · cols` bytes. Plus `16 (BUCKETS + 1)` bytes of
+    /// result.
+    pub fn histogram(&self, ctx: &TileContext<'_>) -> TileHistogram {
+        let mut h = TileHistogram::empty();
+        let zeros = self.visit(ctx, false, |_, _, s, e| {
+            let b = bucket(s);
+            h.pairs[b] += 1;
+            h.noisy[b] += u64::from(e);
+        });
+        h.pairs[0] += zeros;
+        h
+    }
+
+    /// Pass 2: the distinct similarity values (with pairs and noisy edges) of the tile's pairs in
+    /// the buckets `rank.buckets`.
+    ///
+    /// # Complexity
+    /// As [`Tile::histogram`], plus the distinct values found.
+    pub fn values(&self, ctx: &TileContext<'_>, rank: &RankBuckets) -> TileValues {
+        let need = &rank.buckets;
+        let mut v = TileValues {
+            values: vec![BTreeMap::new(); need.len()],
+        };
+        let zeros = self.visit(ctx, false, |_, _, s, e| {
+            if let Ok(k) = need.binary_search(&bucket(s)) {
+                let c = v.values[k].entry(s.to_bits()).or_default();
+                c.0 += 1;
+                c.1 += u64::from(e);
+            }
+        });
+        if zeros > 0 && need.first() == Some(&0) {
+            v.values[0].entry(0f64.to_bits()).or_default().0 += zeros;
+        }
+        v
+    }
+
+    /// Pass 3: the tile's pairs of fully taken groups, and its best candidates of the partially
+    /// taken groups (at most `plan`'s take per flag).
+    ///
+    /// # Complexity
+    /// As [`Tile::histogram`] (all pairs of the tile when pairs of similarity 0 are candidates),
+    /// plus the taken pairs and `O(take · log take)` for the bounded heaps.
+    pub fn select(&self, ctx: &TileContext<'_>, plan: &SelectionPlan) -> TileSelection {
+        let n = ctx.num_nodes();
+        let mut out = TileSelection {
+            take: plan.take,
+            taken: Vec::new(),
+            best: [
+                std::collections::BinaryHeap::new(),
+                std::collections::BinaryHeap::new(),
+            ],
+        };
+        self.visit(ctx, plan.zeros, |i, j, s, e| {
+            let f = usize::from(e);
+            match plan.decision[f][plan.group_of_bin[plan.bin(s)]].0 {
+                1 => out.taken.push((i as u32, j as u32)),
+                2 => {
+                    let idx = pair_index(n, i, j) as u64;
+                    out.offer(f, (plan.rank(s, idx), i as u32, j as u32));
+                }
+                _ => {}
+            }
+        });
+        out
+    }
+}
+
+/// Per-bucket pairs and noisy edges of a set of pairs (one tile, or merged tiles).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileHistogram {
+    /// Pairs per bucket (bucket 0 holds similarity 0).
+    pub pairs: Vec<u64>,
+    /// Noisy edges per bucket.
+    pub noisy: Vec<u64>,
+}
+
+impl TileHistogram {
+    /// The histogram of no pairs.
+    pub fn empty() -> Self {
+        Self {
+            pairs: vec![0; BUCKETS + 1],
+            noisy: vec![0; BUCKETS + 1],
+        }
+    }
+
+    /// Adds `other`'s counts.
+    pub fn merge(&mut self, other: &TileHistogram) {
+        self.pairs
+            .iter_mut()
+            .zip(&other.pairs)
+            .for_each(|(a, b)| *a += b);
+        self.noisy
+            .iter_mut()
+            .zip(&other.noisy)
+            .for_each(|(a, b)| *a += b);
+    }
+}
+
+/// The buckets that hold an order statistic of the quantile bins (sorted), decided from the
+/// merged histogram: the input of pass 2.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankBuckets {
+    pub(super) buckets: Vec<usize>,
+}
+
+/// The distinct values of the rank buckets: per bucket, value bits → (pairs, noisy edges).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileValues {
+    pub(super) values: Vec<BTreeMap<u64, (u64, u64)>>,
+}
+
+impl TileValues {
+    /// Adds `other`'s counts (both computed for the same [`RankBuckets`]).
+    pub fn merge(&mut self, other: TileValues) {
+        for (x, y) in self.values.iter_mut().zip(other.values) {
+            for (k, (p, e)) in y {
+                let c = x.entry(k).or_default();
+                c.0 += p;
+                c.1 += e;
+            }
+        }
+    }
+}
+
+/// What pass 3 takes, decided from the merged results of passes 1 and 2: the bin of every
+/// bucket, the groups of bins with equal calibrated probability and per flag (noisy non-edge,
+/// noisy edge) whether a group is taken fully, partly or not at all.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelectionPlan {
+    pub(super) n: usize,
+    pub(super) inner: Vec<f64>,
+    pub(super) bucket_bin: Vec<u8>,
+    pub(super) group_of_bin: Vec<usize>,
+    /// decision[flag][group]: 0 = none, 1 = all, 2 = partial (with how many).
+    pub(super) decision: [Vec<(u8, u64)>; 2],
+    pub(super) take: [usize; 2],
+    pub(super) tie_break: TieBreak,
+    pub(super) seed: u64,
+    /// Whether non-edges of similarity 0 can be selected (else they are not visited).
+    pub(super) zeros: bool,
+}
+
+impl SelectionPlan {
+    /// Bin of similarity `s`.
+    #[inline]
+    pub(super) fn bin(&self, s: f64) -> usize {
+        let bb = self.bucket_bin[bucket(s)];
+        if bb == AMBIGUOUS {
+            bin_of(&self.inner, s)
+        } else {
+            usize::from(bb)
+        }
+    }
+
+    /// Order of candidates of equal probability (smaller is better).
+    #[inline]
+    fn rank(&self, s: f64, idx: u64) -> (u64, u64) {
+        match self.tie_break {
+            TieBreak::Reference => (idx, 0),
+            // Similarities are >= 0, so the bit patterns order like the values.
+            TieBreak::Default => (
+                u64::MAX - s.to_bits(),
+                splitmix64(self.seed ^ idx.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            ),
+        }
+    }
+}
+
+/// Pass 3's result: pairs of fully taken groups, and per flag the best candidates of the
+/// partially taken group (a bounded max-heap of at most `take` entries).
+#[derive(Clone, Debug)]
+pub struct TileSelection {
+    take: [usize; 2],
+    pub(super) taken: Vec<(u32, u32)>,
+    pub(super) best: [std::collections::BinaryHeap<Cand>; 2],
+}
+
+impl TileSelection {
+    /// Offers a candidate for flag `f`, keeping the best `take[f]`.
+    #[inline]
+    fn offer(&mut self, f: usize, c: Cand) {
+        let h = &mut self.best[f];
+        if h.len() < self.take[f] {
+            h.push(c);
+        } else if h.peek().is_some_and(|worst| c < *worst) {
+            h.pop();
+            h.push(c);
+        }
+    }
+
+    /// Joins `other` (computed with the same plan): the union of the taken pairs and the best
+    /// candidates of both.
+    pub fn merge(&mut self, other: TileSelection) {
+        self.taken.extend(other.taken);
+        for (f, h) in other.best.into_iter().enumerate() {
+            for c in h {
+                self.offer(f, c);
+            }
+        }
+    }
+
+    /// Largest number of candidates held per flag (at most the plan's take).
+    pub fn candidates(&self) -> [usize; 2] {
+        [self.best[0].len(), self.best[1].len()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_cover_every_pair_once() {
+        for (n, t) in [
+            (0usize, 3usize),
+            (1, 1),
+            (7, 3),
+            (10, 10),
+            (10, 64),
+            (33, 4),
+        ] {
+            let tiles = plan_tiles(n, t);
+            let mut seen = vec![0u8; n * n];
+            for tile in &tiles {
+                let mut pairs = 0;
+                for i in tile.rows.clone() {
+                    for j in tile.cols.clone() {
+                        if i < j {
+                            seen[i * n + j] += 1;
+                            pairs += 1;
+                        }
+                    }
+                }
+                assert_eq!(tile.num_pairs(), pairs);
+            }
+            for i in 0..n {
+                for j in 0..n {
+                    assert_eq!(seen[i * n + j], u8::from(i < j), "n={n} t={t} ({i},{j})");
+                }
+            }
+        }
+    }
+}

@@ -29,6 +29,8 @@ impl Table {
         }
     }
 
+    /// A positional row (tests compare typed tables against it; experiments use [`Self::push_row`]).
+    #[cfg(test)]
     pub(crate) fn push(&mut self, row: Vec<Value>) {
         debug_assert_eq!(row.len(), self.columns.len());
         self.rows.push(row);

@@ -22,25 +22,39 @@ use crate::eval::{GraphModel, NodeModel, mutag_protocol};
 /// The seeds of the protocol.
 pub const SEEDS: [u64; 5] = [0, 1, 2, 3, 4];
 
-/// One line of a table: test accuracy of the best-validation weights over seeds.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+/// One line of a table: test accuracy of the best-validation weights over seeds (its fields in
+/// the order of the table's columns).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Row {
     /// Dataset name.
     pub dataset: String,
     /// Model: `edgerefine-` and [`NodeModel::name`] or [`GraphModel::name`].
     pub model: String,
-    /// Test accuracy per seed.
-    pub runs: Vec<f64>,
     /// Mean test accuracy.
     pub mean: f64,
     /// Sample standard deviation.
     pub std: f64,
-    /// Required range of the mean `[lo, hi]`.
+    /// Test accuracy per seed.
+    pub runs: Vec<f64>,
+    /// Required range of the mean `[lo, hi]` (written `>= lo` when open above, else `lo-hi`).
+    #[serde(serialize_with = "required_cell")]
     pub required: (f64, f64),
     /// Whether the mean lies in the required range.
     pub pass: bool,
     /// Wall-clock seconds for all seeds.
     pub seconds: f64,
+}
+
+/// The `required` cell: `>= lo` for a range open above (hi ≥ 1), else `lo-hi`.
+fn required_cell<S: serde::Serializer>(
+    r: &(f64, f64),
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    if r.1 >= 1.0 {
+        s.serialize_str(&format!(">= {}", r.0))
+    } else {
+        s.serialize_str(&format!("{}-{}", r.0, r.1))
+    }
 }
 
 impl Row {

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::jaccard::{common_neighbors, pair_index};
 use super::quantile::{bin_of, dedup_edges, lerp, virtual_index};
 use super::{
-    AMBIGUOUS, BUCKETS, Cand, RefineParams, Release, TieBreak, Timings, bucket, jaccard,
+    AMBIGUOUS, BUCKETS, Cand, RefineParams, Release, TieBreak, Timings, bucket, decide, jaccard,
     round_half_even, splitmix64,
 };
 use crate::client::keep_probability;
@@ -243,7 +243,6 @@ pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
         noisy: bin_noisy,
         bucket_bin,
     } = binning(&pairs, &chunks, params.bins);
-    let nbins = bin_pairs.len();
     let inner: &[f64] = if bin_edges.len() >= 2 {
         &bin_edges[1..bin_edges.len() - 1]
     } else {
@@ -258,54 +257,13 @@ pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
 
     // Selection: groups of bins with equal L, in descending L.
     let t2 = Instant::now();
-    let mut levels: Vec<f64> = bin_probability.clone();
-    levels.sort_unstable_by(|a, b| b.total_cmp(a));
-    levels.dedup();
-    let group_of_bin: Vec<usize> = bin_probability
-        .iter()
-        .map(|l| {
-            levels
-                .iter()
-                .position(|x| x == l)
-                .expect("level of its own bin")
-        })
-        .collect();
     let k_target = (params.k * params.true_edges as f64).floor() as u64;
     let k_real_want = round_half_even(rho * k_target as f64);
     let want = [
         k_target - k_real_want.min(k_target),
         k_real_want.min(k_target),
     ];
-    // decision[flag][group]: 0 = none, 1 = all, 2 = partial (with how many).
-    let mut decision = [
-        vec![(0u8, 0u64); levels.len()],
-        vec![(0u8, 0u64); levels.len()],
-    ];
-    for flag in 0..2 {
-        let mut left = want[flag];
-        for (g, _) in levels.iter().enumerate() {
-            let avail: u64 = (0..nbins)
-                .filter(|&b| group_of_bin[b] == g)
-                .map(|b| {
-                    if flag == 1 {
-                        bin_noisy[b]
-                    } else {
-                        bin_pairs[b] - bin_noisy[b]
-                    }
-                })
-                .sum();
-            if left == 0 {
-                break;
-            }
-            if avail <= left {
-                decision[flag][g] = (1, avail);
-                left -= avail;
-            } else {
-                decision[flag][g] = (2, left);
-                left = 0;
-            }
-        }
-    }
+    let (group_of_bin, decision) = decide(&bin_probability, &bin_pairs, &bin_noisy, want);
     // Pass 3: the fully taken groups, and for the (at most one) partial group per flag the best
     // `take` candidates, kept in a bounded heap per chunk of rows.
     let mut got = [0u64; 2];

@@ -30,6 +30,9 @@ pub(crate) enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// EdgeRefine end to end as a user runs it: the library, the CLI (with the binary report)
+    /// and a numpy script side by side, with their ratios (`benches/numpy/edgerefine.py`).
+    BenchE2e(crate::bench_e2e::E2eArgs),
     /// What .ci/run checks: fmt --check, clippy -D warnings, test --workspace, tidy.
     Ci,
 }
@@ -165,7 +168,7 @@ pub(crate) struct ReproArgs {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLES")]
     pub(crate) tables: Vec<HomdpTable>,
     /// edgerefine: run only these parts (comma-separated: cora, acm, dblp, amap, blink, mutag,
-    /// rae, pubi).
+    /// rae, edge-count).
     #[arg(long, value_delimiter = ',', value_name = "PARTS")]
     pub(crate) parts: Vec<String>,
     /// edgerefine: reuse the tables and per-(ε, seed) caches of an earlier run in --out.

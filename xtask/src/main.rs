@@ -1,10 +1,11 @@
 //! Project automation. See <https://github.com/matklad/cargo-xtask/>.
 //!
 //! `cargo xtask <command>`: `datasets` (list / install / verify), `repro` (reproduce the
-//! experiments), `tidy` (source hygiene), `bench` (criterion benchmarks), `ci` (what `.ci/run`
-//! checks). `cargo xtask --help` and `cargo xtask <command> --help` list every flag (see
+//! experiments), `tidy` (source hygiene), `bench` (criterion benchmarks), `bench-e2e`
+//! (EdgeRefine end to end against a numpy script), `ci` (what `.ci/run` checks). `cargo xtask --help` and `cargo xtask <command> --help` list every flag (see
 //! [`cli`]).
 
+mod bench_e2e;
 mod cli;
 mod datasets;
 mod output;
@@ -48,6 +49,7 @@ fn try_main(command: Cmd) -> Result<()> {
         Cmd::Bench { args } => {
             run_cargo(&[&["bench", "--workspace"], &str_refs(&args)[..]].concat())
         }
+        Cmd::BenchE2e(a) => bench_e2e::run(&a),
         Cmd::Ci => {
             run_cargo(&["fmt", "--all", "--", "--check"])?;
             run_cargo(&[

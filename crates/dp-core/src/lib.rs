@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod accountant;
+pub mod audit;
 pub mod calibrate;
 pub mod conversions;
 mod error;

@@ -1,12 +1,13 @@
 //! `dpgraph edgerefine perturb | refine`: the two roles of EdgeRefine as separate commands.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::{Subcommand, ValueEnum};
 use edgerefine::report::{Report, is_report, write_report};
-use edgerefine::{RefineParams, TieBreak, estimate_edges, perturb, refine};
+use edgerefine::{RefineParams, TieBreak, estimate_edges, perturb, refine_with_progress};
 use graph_core::Graph;
 use graph_core::io::{read_edge_list, write_edge_list};
 use serde_json::json;
@@ -134,7 +135,17 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                 seed: global.seed.unwrap_or(0),
             };
             let t = Instant::now();
-            let r = refine(&g, &params)?;
+            let bar = progress_bar(global);
+            let r = refine_with_progress(&g, &params, &mut |done, total| {
+                if let Some(b) = &bar {
+                    b.set_length(total as u64);
+                    b.set_position(done as u64);
+                }
+            });
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            let r = r?;
             let secs = t.elapsed().as_secs_f64();
             write_edge_list(out, &r.graph)?;
             emit(
@@ -161,6 +172,22 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
             )
         }
     }
+}
+
+/// A bar for the refine's progress (work done / total, rate, ETA) on stderr, or none when
+/// stderr is not a terminal or `--json` is set.
+fn progress_bar(global: Global) -> Option<indicatif::ProgressBar> {
+    (!global.json && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(1);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "refine {bar:40} {percent:>3}% {human_pos}/{human_len} ({per_sec}) \
+                 {elapsed_precise} elapsed, ETA {eta_precise}",
+            )
+            .expect("a valid template"),
+        );
+        b
+    })
 }
 
 /// Reads the noisy graph: a binary report (by its magic bytes, memory-mapped) or an edge list.

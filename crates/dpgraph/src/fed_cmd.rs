@@ -247,7 +247,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         ..base
     };
     cfg.check()?;
-    let bar = std::io::stderr().is_terminal().then(|| {
+    let bar = (!global.json && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(u64::from(*rounds) + 1);
         b.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} round {pos}/{len} {msg}")

@@ -5,7 +5,7 @@ mod common;
 
 use common::cycles_and_stars;
 use edgerefine::TieBreak;
-use edgerefine::eval::{Method, release_graph_set};
+use edgerefine::eval::{EdgeCount, Method, release_graph_set};
 
 #[test]
 fn per_graph_release_keeps_each_graph_and_its_labels() {
@@ -13,6 +13,7 @@ fn per_graph_release_keeps_each_graph_and_its_labels() {
     let er = Method::EdgeRefine {
         k: 1.0,
         tie_break: TieBreak::Default,
+        edge_count: EdgeCount::Supplied,
     };
     let (rel, s) = release_graph_set(&ds, er, 2.0, 5).unwrap();
     assert_eq!(rel.graphs().len(), 20);

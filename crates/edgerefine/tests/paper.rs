@@ -31,7 +31,7 @@ mod train {
     use super::common::{cycles_and_stars, sbm};
     use edgerefine::TieBreak;
     use edgerefine::baselines::{BlinkParams, BlinkVariant};
-    use edgerefine::eval::{Method, NodeModel, blink_posterior, train_on_release};
+    use edgerefine::eval::{EdgeCount, Method, NodeModel, blink_posterior, train_on_release};
     use edgerefine::paper::node::{NodeAcc, NodeGrid};
     use edgerefine::paper::{BlinkProtocol, DatasetPlan, Plan, blink, mutag};
 
@@ -39,6 +39,7 @@ mod train {
         Method::EdgeRefine {
             k: 1.0,
             tie_break: TieBreak::Default,
+            edge_count: EdgeCount::Supplied,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod install;
 #[cfg(feature = "petgraph")]
 mod interop;
 pub mod io;
+pub mod limits;
 pub mod loaders;
 mod node_data;
 mod partition;

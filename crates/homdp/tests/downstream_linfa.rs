@@ -164,7 +164,7 @@ fn linear_svr_through_linfa_is_linear_svr() -> Result {
 fn scaler_and_pca_through_linfa_are_ours() -> Result {
     let ds = two_classes(120, 6, 5);
     let scaler = StandardScaler::params().fit(&ds)?;
-    let want = StandardScaler::fit(ds.records().view())?.transform(ds.records().view());
+    let want = StandardScaler::fit(ds.records().view())?.transform(ds.records().view())?;
     let got: Array2<f64> = Predict::predict(&scaler, ds.records());
     assert_eq!(got, want);
     let scaled = Transformer::transform(&scaler, ds.clone());
@@ -172,7 +172,7 @@ fn scaler_and_pca_through_linfa_are_ours() -> Result {
     assert_eq!(scaled.targets(), ds.targets());
 
     let pca = Pca::params(3).fit(&ds)?;
-    let want = Pca::fit(ds.records().view(), 3)?.transform(ds.records().view());
+    let want = Pca::fit(ds.records().view(), 3)?.transform(ds.records().view())?;
     let got: Array2<f64> = Predict::predict(&pca, ds.records());
     assert_eq!(got, want);
     assert_eq!(Transformer::transform(&pca, ds).records(), &want);
@@ -367,7 +367,7 @@ fn linfa_reduction_0_8_1_pca_is_close_not_equal() -> Result {
     let x = Array2::from_shape_fn((150, 12), |(i, j)| {
         (j + 1) as f64 * base[[i, j % 3]] + 0.1 * rng.random::<f64>()
     });
-    let ours = Pca::fit(x.view(), 5)?.transform(x.view());
+    let ours = Pca::fit(x.view(), 5)?.transform(x.view())?;
     let ds = DatasetBase::from(x.clone());
     let theirs_model = linfa_reduction::Pca::params(5)
         .fit(&ds)
@@ -400,7 +400,7 @@ fn linfa_reduction_0_8_1_pca_is_close_not_equal() -> Result {
 fn linfa_preprocessing_0_8_1_scaler_is_close_not_equal() -> Result {
     assert_upstream_version("linfa-preprocessing", "0.8.1");
     let ds = two_classes(200, 8, 9);
-    let ours = StandardScaler::fit(ds.records().view())?.transform(ds.records().view());
+    let ours = StandardScaler::fit(ds.records().view())?.transform(ds.records().view())?;
     let scaler = linfa_preprocessing::linear_scaling::LinearScaler::standard()
         .fit(&ds)
         .expect("linfa-preprocessing fits");

@@ -14,7 +14,7 @@ use crate::baselines::{
     blink_server, dprr, ldpgen, rr,
 };
 use crate::error::Result;
-use crate::{RefineParams, TieBreak, perturb, refine};
+use crate::{RefineParams, TieBreak, estimate_edges, perturb, refine};
 
 #[cfg(feature = "train")]
 mod train;
@@ -52,7 +52,20 @@ pub enum Method {
         k: f64,
         /// Tie-break order.
         tie_break: TieBreak,
+        /// Where the server's edge count `E` comes from.
+        edge_count: EdgeCount,
     },
+}
+
+/// Where EdgeRefine's server takes the edge count `E` of its budget `K = ⌊k·E⌋` from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EdgeCount {
+    /// The true count, supplied as in the paper's protocol (which treats it as public).
+    #[default]
+    Supplied,
+    /// Estimated from the noisy graph alone ([`crate::estimate_edges`]: post-processing, no
+    /// extra privacy cost), as a server that does not know `E` must.
+    Estimated,
 }
 
 impl Method {
@@ -73,10 +86,20 @@ impl Method {
             ),
             Self::LdpGen => "LDPGen".into(),
             Self::Dprr => "DPRR".into(),
-            Self::EdgeRefine { k, tie_break } => match tie_break {
-                TieBreak::Default => format!("EdgeRefine k={k}"),
-                TieBreak::Reference => format!("EdgeRefine k={k} (reference tie-break)"),
-            },
+            Self::EdgeRefine {
+                k,
+                tie_break,
+                edge_count,
+            } => {
+                let base = match tie_break {
+                    TieBreak::Default => format!("EdgeRefine k={k}"),
+                    TieBreak::Reference => format!("EdgeRefine k={k} (reference tie-break)"),
+                };
+                match edge_count {
+                    EdgeCount::Supplied => base,
+                    EdgeCount::Estimated => format!("{base} (estimated E)"),
+                }
+            }
         }
     }
 
@@ -120,12 +143,22 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
         }
         Method::LdpGen => ldpgen(graph, &LdpGenParams::new(eps), &mut rng)?.graph,
         Method::Dprr => dprr(graph, &DprrParams::new(eps), &mut rng)?.graph,
-        Method::EdgeRefine { k, tie_break } => {
+        Method::EdgeRefine {
+            k,
+            tie_break,
+            edge_count,
+        } => {
             let noisy = perturb(graph, eps, &mut rng)?;
+            let true_edges = match edge_count {
+                EdgeCount::Supplied => graph.num_edges() as u64,
+                EdgeCount::Estimated => {
+                    estimate_edges(noisy.num_nodes(), eps, noisy.num_edges() as u64)?.edges
+                }
+            };
             let params = RefineParams {
                 eps,
                 k,
-                true_edges: graph.num_edges() as u64,
+                true_edges,
                 bins: 10,
                 tie_break,
                 seed,
@@ -356,6 +389,7 @@ mod tests {
             Method::EdgeRefine {
                 k: 1.0,
                 tie_break: TieBreak::Default,
+                edge_count: EdgeCount::Supplied,
             },
             2.0,
             3,
@@ -367,6 +401,7 @@ mod tests {
             Method::EdgeRefine {
                 k: 1.0,
                 tie_break: TieBreak::Default,
+                edge_count: EdgeCount::Supplied,
             },
             2.0,
             3,
@@ -387,6 +422,7 @@ mod tests {
             Method::EdgeRefine {
                 k: 1.0,
                 tie_break: TieBreak::Default,
+                edge_count: EdgeCount::Supplied,
             },
         ];
         let many = release_many(&g, &methods, 2.0, 9).unwrap();

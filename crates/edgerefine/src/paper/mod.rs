@@ -10,10 +10,13 @@
 //! - `node` (feature `train`): the accuracy-over-ε grid of one dataset, run in resumable
 //!   (ε, seed) chunks and accumulated into the accuracy, releases and PUBI rows;
 //! - `blink` (feature `train`): Blink on Cora under Blink's own validation-based protocol;
-//! - `mutag` (feature `train`): MUTAG graph classification on per-graph releases.
+//! - `mutag` (feature `train`): MUTAG graph classification on per-graph releases;
+//! - `edge_count` (feature `train`): the cost of not knowing `E`, supplied against estimated.
 
 #[cfg(feature = "train")]
 pub mod blink;
+#[cfg(feature = "train")]
+pub mod edge_count;
 #[cfg(feature = "train")]
 pub mod gnn_table;
 #[cfg(feature = "train")]

@@ -4,7 +4,7 @@
 
 use crate::TieBreak;
 use crate::baselines::BlinkVariant;
-use crate::eval::{Method, NodeModel};
+use crate::eval::{EdgeCount, Method, NodeModel};
 
 /// Releases with more edges than this (dense randomized-response-style graphs) are trained
 /// with the dense epoch cap.
@@ -74,21 +74,24 @@ pub struct BlinkProtocol {
     pub epochs: usize,
 }
 
-/// The methods of the grid at every ε: EdgeRefine (k = 0.01 with both tie-breaks, k = 1),
-/// Blink-hard and -hybrid, DPRR, LDPGen.
+/// The methods of the grid at every ε: EdgeRefine (k = 0.01 with both tie-breaks, k = 1; the
+/// true E as in the paper), Blink-hard and -hybrid, DPRR, LDPGen.
 pub fn methods() -> Vec<Method> {
     vec![
         Method::EdgeRefine {
             k: 0.01,
             tie_break: TieBreak::Reference,
+            edge_count: EdgeCount::Supplied,
         },
         Method::EdgeRefine {
             k: 0.01,
             tie_break: TieBreak::Default,
+            edge_count: EdgeCount::Supplied,
         },
         Method::EdgeRefine {
             k: 1.0,
             tie_break: TieBreak::Default,
+            edge_count: EdgeCount::Supplied,
         },
         Method::Blink(BlinkVariant::Hard),
         Method::Blink(BlinkVariant::Hybrid),
@@ -104,6 +107,7 @@ impl Plan {
         let er1 = Method::EdgeRefine {
             k: 1.0,
             tie_break: TieBreak::Default,
+            edge_count: EdgeCount::Supplied,
         };
         Plan {
             datasets: vec![DatasetPlan {
@@ -139,6 +143,7 @@ impl Plan {
         let er1 = Method::EdgeRefine {
             k: 1.0,
             tie_break: TieBreak::Default,
+            edge_count: EdgeCount::Supplied,
         };
         Plan {
             datasets: ["cora", "dblp", "acm", "amap"]
@@ -164,6 +169,7 @@ impl Plan {
                 Method::EdgeRefine {
                     k: 1.0,
                     tie_break: TieBreak::Reference,
+                    edge_count: EdgeCount::Supplied,
                 },
                 Method::SymRr,
                 Method::Blink(BlinkVariant::Hard),

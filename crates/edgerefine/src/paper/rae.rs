@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::TieBreak;
 use crate::attack::{AttackParams, grand_attack, release_rae};
 use crate::error::Result;
-use crate::eval::{Method, release, structure};
+use crate::eval::{EdgeCount, Method, release, structure};
 
 /// Rounds of the GRAND-style attacker's triangle and degree-completion steps.
 pub const MAX_ROUNDS: usize = 20;
@@ -54,6 +54,7 @@ pub fn rows(dataset: &str, graph: &Graph, eps: &[f64], seed: u64) -> Result<Vec<
     let method = Method::EdgeRefine {
         k: 1.0,
         tie_break: TieBreak::Default,
+        edge_count: EdgeCount::Supplied,
     };
     let mut out = Vec::with_capacity(eps.len());
     for &e in eps {

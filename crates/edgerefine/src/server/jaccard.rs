@@ -6,6 +6,9 @@ use rayon::prelude::*;
 /// Rows per tile: each streamed row `j` is combined with this many rows `i` while in cache.
 const TILE: usize = 16;
 
+/// Tiles of [`common_neighbors`] run in parallel between two progress reports.
+const BATCH_TILES: usize = 32;
+
 /// Row-major index of pair `(i, j)`, `i < j < n`, in the strict upper triangle.
 #[inline]
 pub(crate) fn pair_index(n: usize, i: usize, j: usize) -> usize {
@@ -19,8 +22,9 @@ pub(crate) fn pair_index(n: usize, i: usize, j: usize) -> usize {
 /// Uses the `popcnt` (and AVX2) instructions when the CPU has them, chosen at run time.
 ///
 /// # Complexity
-/// O(n³ / 64) word operations, parallel; memory `n(n−1)/2 · 2` bytes for the output.
-pub(crate) fn common_neighbors(bits: &BitAdjacency) -> Vec<u16> {
+/// O(n³ / 64) word operations, parallel; memory `n(n−1)/2 · 2` bytes for the output. Calls
+/// `done(pairs)` on the calling thread after each batch of [`BATCH_TILES`] tiles.
+pub(crate) fn common_neighbors(bits: &BitAdjacency, done: &mut dyn FnMut(usize)) -> Vec<u16> {
     let n = bits.num_nodes();
     let mut out = vec![0u16; n * n.saturating_sub(1) / 2];
     // Split the output into tiles of TILE consecutive rows.
@@ -35,9 +39,15 @@ pub(crate) fn common_neighbors(bits: &BitAdjacency) -> Vec<u16> {
         rest = tail;
         i0 = i1;
     }
-    tiles
-        .into_par_iter()
-        .for_each(|(i0, chunk)| tile_dispatch(bits, i0, chunk));
+    let mut tiles = tiles.into_iter().peekable();
+    while tiles.peek().is_some() {
+        let batch: Vec<(usize, &mut [u16])> = tiles.by_ref().take(BATCH_TILES).collect();
+        let pairs = batch.iter().map(|(_, c)| c.len()).sum();
+        batch
+            .into_par_iter()
+            .for_each(|(i0, chunk)| tile_dispatch(bits, i0, chunk));
+        done(pairs);
+    }
     out
 }
 
@@ -260,7 +270,7 @@ mod tests {
             (130, 0.1, 3),
         ] {
             let g = erdos_renyi(n, p, &mut dp_core::rng::seeded_rng(seed)).unwrap();
-            let c = common_neighbors(&g.bit_adjacency());
+            let c = common_neighbors(&g.bit_adjacency(), &mut |_| {});
             assert_eq!(c.len(), n * n.saturating_sub(1) / 2);
             let bits = g.bit_adjacency();
             let mut full = vec![0u32; n * n];

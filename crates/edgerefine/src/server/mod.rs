@@ -172,22 +172,44 @@ impl Default for TileOptions {
     }
 }
 
-/// Runs one pass over `tiles` on the local threads, merging each result on the calling thread
-/// and reporting `progress(done, total)` after each batch.
-fn run_pass<R: Send>(
-    tiles: &[Tile],
-    progress: &mut dyn FnMut(usize, usize),
-    done: &mut usize,
+/// Progress of a refine: units of work done out of a total, reported to a callback.
+pub(crate) struct Meter<'a> {
+    report: &'a mut dyn FnMut(usize, usize),
+    done: usize,
     total: usize,
-    work: impl Fn(&Tile) -> R + Sync,
+}
+
+impl<'a> Meter<'a> {
+    pub(crate) fn new(report: &'a mut dyn FnMut(usize, usize), total: usize) -> Self {
+        Self {
+            report,
+            done: 0,
+            total,
+        }
+    }
+
+    /// Adds `k` units and reports.
+    pub(crate) fn add(&mut self, k: usize) {
+        self.done = (self.done + k).min(self.total);
+        (self.report)(self.done, self.total);
+    }
+}
+
+/// Runs `work` over `items` on the local threads, a batch of `2 × threads` items at a time,
+/// merging each result on the calling thread in item order and adding `weight(item)` to the
+/// meter after each batch.
+pub(crate) fn run_pass<T: Sync, R: Send>(
+    items: &[T],
+    meter: &mut Meter<'_>,
+    weight: impl Fn(&T) -> usize,
+    work: impl Fn(&T) -> R + Sync,
     mut merge: impl FnMut(R),
 ) {
     let batch = 2 * rayon::current_num_threads().max(1);
-    for chunk in tiles.chunks(batch) {
+    for chunk in items.chunks(batch) {
         let results: Vec<R> = chunk.par_iter().map(&work).collect();
         results.into_iter().for_each(&mut merge);
-        *done += chunk.len();
-        progress(*done, total);
+        meter.add(chunk.iter().map(&weight).sum());
     }
 }
 
@@ -396,17 +418,15 @@ pub fn refine_tiled(
     let t0 = Instant::now();
     let ctx = TileContext::new(noisy, options.backend);
     let tiles = plan_tiles(n, options.tile_rows);
-    let steps = 3 * tiles.len();
-    let mut done = 0;
+    let mut meter = Meter::new(progress, 3 * tiles.len());
     let jaccard_s = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
     let mut hist = TileHistogram::empty();
     run_pass(
         &tiles,
-        progress,
-        &mut done,
-        steps,
+        &mut meter,
+        |_| 1,
         |t| t.histogram(&ctx),
         |h| hist.merge(&h),
     );
@@ -416,9 +436,8 @@ pub fn refine_tiled(
     };
     run_pass(
         &tiles,
-        progress,
-        &mut done,
-        steps,
+        &mut meter,
+        |_| 1,
         |t| t.values(&ctx, &rank),
         |v| vals.merge(v),
     );
@@ -491,9 +510,8 @@ pub fn refine_tiled(
     let mut sel: Option<TileSelection> = None;
     run_pass(
         &tiles,
-        progress,
-        &mut done,
-        steps,
+        &mut meter,
+        |_| 1,
         |t| t.select(&ctx, &plan),
         |s| match &mut sel {
             Some(acc) => acc.merge(s),
@@ -564,10 +582,49 @@ pub fn refine_tiled(
 /// pair counts plus the packed rows; above: see [`refine_tiled`] (the packed rows, `n²/8` bytes,
 /// dense backend only, plus O(tile) per thread plus the release).
 pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
+    refine_with_progress(noisy, params, &mut |_, _| {})
+}
+
+/// [`refine`], reporting `progress(done, total)` in units of work after each batch of it, on
+/// the calling thread: pairs of the counting step and of each of the three passes over all
+/// pairs up to [`ALL_PAIRS_MAX_NODES`] nodes, tiles of the three passes above (see
+/// [`refine_tiled`]). `done` rises to `total`; the release is [`refine`]'s.
+///
+/// # Errors
+/// As [`refine`].
+///
+/// # Privacy
+/// As [`refine`]: post-processing.
+///
+/// # Complexity
+/// As [`refine`]; the callback runs O(n / 16 + 64) times below the tiling threshold and
+/// 3 × tiles times above.
+///
+/// ```
+/// use edgerefine::{RefineParams, perturb, refine_with_progress};
+/// use graph_core::generate::erdos_renyi;
+///
+/// let mut rng = dp_core::rng::seeded_rng(7);
+/// let g = erdos_renyi(300, 0.05, &mut rng)?;
+/// let noisy = perturb(&g, 2.0, &mut rng)?;
+/// let mut last = (0, 1);
+/// let r = refine_with_progress(&noisy, &RefineParams::new(2.0, g.num_edges() as u64), &mut |d, t| {
+///     assert!(d >= last.0, "progress never goes back");
+///     last = (d, t);
+/// })?;
+/// assert_eq!(last.0, last.1, "the last report is the total");
+/// assert_eq!(r.graph.num_edges() as u64, r.k_target);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn refine_with_progress(
+    noisy: &Graph,
+    params: &RefineParams,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Release> {
     if noisy.num_nodes() <= ALL_PAIRS_MAX_NODES {
-        refine_all_pairs(noisy, params)
+        oracle::refine_oracle_with(noisy, params, progress)
     } else {
-        refine_tiled(noisy, params, &TileOptions::default(), &mut |_, _| {})
+        refine_tiled(noisy, params, &TileOptions::default(), progress)
     }
 }
 

@@ -2,16 +2,16 @@
 //! 65,536 nodes): kept as the test oracle of the tiled [`super::refine`].
 
 use std::collections::{BTreeMap, BinaryHeap};
+use std::ops::Range;
 use std::time::Instant;
 
 use graph_core::{BitAdjacency, Graph, GraphBuilder};
-use rayon::prelude::*;
 
 use super::jaccard::{common_neighbors, pair_index};
 use super::quantile::{bin_of, dedup_edges, lerp, virtual_index};
 use super::{
-    AMBIGUOUS, BUCKETS, Cand, RefineParams, Release, TieBreak, Timings, bucket, decide, jaccard,
-    round_half_even, splitmix64,
+    AMBIGUOUS, BUCKETS, Cand, Meter, RefineParams, Release, TieBreak, Timings, bucket, decide,
+    jaccard, round_half_even, run_pass, splitmix64,
 };
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
@@ -55,26 +55,30 @@ struct Binning {
     bucket_bin: Vec<u8>,
 }
 
-fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) -> Binning {
+fn binning(
+    pairs: &Pairs<'_>,
+    chunks: &[Range<usize>],
+    bins: usize,
+    meter: &mut Meter<'_>,
+) -> Binning {
     let total = (pairs.n as u64) * (pairs.n as u64 - 1) / 2;
     // Pass 1: per bucket, pairs in the low 32 bits and noisy edges in the high 32 bits
     // (n ≤ 65,536 gives fewer than 2^31 pairs).
-    let hist: Vec<u64> = chunks
-        .par_iter()
-        .map(|rows| {
+    let weight = |rows: &Range<usize>| rows.clone().map(|i| pairs.n - 1 - i).sum::<usize>();
+    let mut hist = vec![0u64; BUCKETS + 1];
+    run_pass(
+        chunks,
+        meter,
+        weight,
+        |rows| {
             let mut h = vec![0u64; BUCKETS + 1];
             for i in rows.clone() {
                 pairs.row(i, |_, s, e, _| h[bucket(s)] += 1 + (u64::from(e) << 32));
             }
             h
-        })
-        .reduce(
-            || vec![0u64; BUCKETS + 1],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            },
-        );
+        },
+        |h| hist.iter_mut().zip(h).for_each(|(x, y)| *x += y),
+    );
     let count = |b: usize| hist[b] & 0xFFFF_FFFF;
     let noisy_in = |b: usize| hist[b] >> 32;
     let mut cum = vec![0u64; BUCKETS + 2];
@@ -95,9 +99,12 @@ fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) ->
     need.sort_unstable();
     need.dedup();
     // Pass 2: the distinct values (with multiplicities) of those buckets.
-    let collected: Vec<Collected> = chunks
-        .par_iter()
-        .map(|rows| {
+    let mut collected = vec![Collected::new(); need.len()];
+    run_pass(
+        chunks,
+        meter,
+        weight,
+        |rows| {
             let mut acc = vec![Collected::new(); need.len()];
             for i in rows.clone() {
                 pairs.row(i, |_, s, e, _| {
@@ -109,20 +116,17 @@ fn binning(pairs: &Pairs<'_>, chunks: &[std::ops::Range<usize>], bins: usize) ->
                 });
             }
             acc
-        })
-        .reduce(
-            || vec![Collected::new(); need.len()],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    for (k, (p, e)) in y {
-                        let c = x.entry(k).or_default();
-                        c.0 += p;
-                        c.1 += e;
-                    }
+        },
+        |acc| {
+            for (x, y) in collected.iter_mut().zip(acc) {
+                for (k, (p, e)) in y {
+                    let c = x.entry(k).or_default();
+                    c.0 += p;
+                    c.1 += e;
                 }
-                a
-            },
-        );
+            }
+        },
+    );
     let value_at = |r: u64| -> f64 {
         let b = bucket_of_rank(r);
         let k = need.binary_search(&b).expect("rank buckets are collected");
@@ -205,6 +209,15 @@ pub const ALL_PAIRS_MAX_NODES: usize = 65_536;
 /// # Complexity
 /// O(n³/64) word operations, `n²` bytes of counts plus the packed rows.
 pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
+    refine_oracle_with(noisy, params, &mut |_, _| {})
+}
+
+/// [`refine_oracle`] reporting progress in pairs (see [`super::refine_with_progress`]).
+pub(crate) fn refine_oracle_with(
+    noisy: &Graph,
+    params: &RefineParams,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Release> {
     params.validate()?;
     let n = noisy.num_nodes();
     if n > ALL_PAIRS_MAX_NODES {
@@ -224,8 +237,9 @@ pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
     }
 
     let t0 = Instant::now();
+    let mut meter = Meter::new(progress, 4 * total as usize);
     let bits = noisy.bit_adjacency();
-    let counts = common_neighbors(&bits);
+    let counts = common_neighbors(&bits, &mut |pairs| meter.add(pairs));
     let degree: Vec<u32> = noisy.degrees().map(|d| d as u32).collect();
     let pairs = Pairs {
         n,
@@ -236,13 +250,13 @@ pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
     let jaccard_s = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
-    let chunks = row_chunks(n, 4 * rayon::current_num_threads());
+    let chunks = row_chunks(n, (4 * rayon::current_num_threads()).max(64));
     let Binning {
         edges: bin_edges,
         pairs: bin_pairs,
         noisy: bin_noisy,
         bucket_bin,
-    } = binning(&pairs, &chunks, params.bins);
+    } = binning(&pairs, &chunks, params.bins, &mut meter);
     let inner: &[f64] = if bin_edges.len() >= 2 {
         &bin_edges[1..bin_edges.len() - 1]
     } else {
@@ -287,9 +301,12 @@ pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
             ),
         }
     };
-    let parts: Vec<ChunkSelection> = chunks
-        .par_iter()
-        .map(|rows| {
+    let mut parts: Vec<ChunkSelection> = Vec::with_capacity(chunks.len());
+    run_pass(
+        &chunks,
+        &mut meter,
+        |rows| rows.clone().map(|i| n - 1 - i).sum::<usize>(),
+        |rows| {
             let mut taken = Vec::new();
             let mut best: [BinaryHeap<Cand>; 2] = [BinaryHeap::new(), BinaryHeap::new()];
             for i in rows.clone() {
@@ -318,8 +335,9 @@ pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
                 });
             }
             (taken, best)
-        })
-        .collect();
+        },
+        |part| parts.push(part),
+    );
     let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut cands: [Vec<Cand>; 2] = [Vec::new(), Vec::new()];
     for (t, [h0, h1]) in parts {
@@ -361,7 +379,7 @@ pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
 
 /// Splits rows `0..n` into about `parts` ranges holding similar numbers of pairs
 /// (row `i` has `n − 1 − i` pairs).
-fn row_chunks(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+fn row_chunks(n: usize, parts: usize) -> Vec<Range<usize>> {
     let total = n * n.saturating_sub(1) / 2;
     let per = total.div_ceil(parts.max(1)).max(1);
     let mut out = Vec::new();

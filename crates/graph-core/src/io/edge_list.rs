@@ -29,10 +29,34 @@ use crate::io::{Tokens, lines, read_maybe_gz, write_atomic};
 /// ```
 pub fn read_edge_list(path: &Path) -> Result<Graph> {
     let buf = read_maybe_gz(path)?;
-    if let Some(g) = parse_fast(path, &buf) {
+    parse(path, &buf)
+}
+
+/// Parses an edge list held in memory (the format of [`read_edge_list`]; errors name the file
+/// `<memory>`).
+///
+/// # Errors
+/// As [`read_edge_list`], but no I/O.
+///
+/// # Complexity
+/// O(bytes) for edges in increasing order, O(bytes + m log m) otherwise.
+///
+/// ```
+/// let g = graph_core::io::parse_edge_list(b"# nodes 3\n0 1\n1 2\n")?;
+/// assert_eq!((g.num_nodes(), g.num_edges()), (3, 2));
+/// // A 19-byte file may not declare 4·10⁹ nodes (see graph_core::limits).
+/// assert!(graph_core::io::parse_edge_list(b"# nodes 4000000000\n").is_err());
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn parse_edge_list(buf: &[u8]) -> Result<Graph> {
+    parse(Path::new("<memory>"), buf)
+}
+
+fn parse(path: &Path, buf: &[u8]) -> Result<Graph> {
+    if let Some(g) = parse_fast(path, buf) {
         return Ok(g);
     }
-    parse_general(path, &buf)
+    parse_general(path, buf)
 }
 
 /// The byte-level fast path for the common shape (`# nodes N` on the first line, then lines of
@@ -48,7 +72,7 @@ fn parse_fast(path: &Path, buf: &[u8]) -> Option<Graph> {
     let nl = buf.iter().position(|&b| b == b'\n').unwrap_or(buf.len());
     let first = buf[..nl].strip_suffix(b"\r").unwrap_or(&buf[..nl]);
     let header = first.trim_ascii().strip_prefix(b"#")?;
-    let n = parse_header(path, 1, header).ok()?;
+    let n = parse_header(path, 1, header, buf.len()).ok()?;
     crate::GraphBuilder::new(n).ok()?;
     let n64 = n as u64;
     let len = buf.len();
@@ -131,7 +155,7 @@ fn parse_general(path: &Path, buf: &[u8]) -> Result<Graph> {
         }
         if let Some(comment) = trimmed.strip_prefix(b"#") {
             if n.is_none() {
-                n = Some(parse_header(path, no, comment)?);
+                n = Some(parse_header(path, no, comment, buf.len())?);
             }
             continue;
         }
@@ -180,7 +204,9 @@ fn parse_general(path: &Path, buf: &[u8]) -> Result<Graph> {
     Graph::from_edges(n, &edges)
 }
 
-fn parse_header(path: &Path, no: usize, comment: &[u8]) -> Result<usize> {
+/// The node count of the header `# nodes N`, checked against the file's length
+/// ([`crate::limits`]).
+fn parse_header(path: &Path, no: usize, comment: &[u8], file_len: usize) -> Result<usize> {
     let mut t = Tokens::new(comment);
     let bad = || GraphError::parse(path, no, "expected the header `# nodes N`");
     match t.next_token() {
@@ -191,7 +217,10 @@ fn parse_header(path: &Path, no: usize, comment: &[u8]) -> Result<usize> {
         .next_i64("node count N")
         .map_err(|m| GraphError::parse(path, no, m))?;
     t.expect_end().map_err(|m| GraphError::parse(path, no, m))?;
-    usize::try_from(n).map_err(|_| GraphError::parse(path, no, format!("negative node count {n}")))
+    let n = u64::try_from(n)
+        .map_err(|_| GraphError::parse(path, no, format!("negative node count {n}")))?;
+    crate::limits::check_declared_nodes(path, n, file_len as u64)?;
+    usize::try_from(n).map_err(|_| GraphError::TooManyNodes { n })
 }
 
 /// Writes `graph` as an edge list (gzipped when the path ends in `.gz`), atomically.

@@ -64,13 +64,39 @@ impl GraphSet {
 /// ```
 pub fn read_graph_set(path: &Path, kind: GraphSet) -> Result<Vec<Graph>> {
     let bytes = crate::io::read_maybe_gz(path)?;
-    let file: GraphSetFile = serde_json::from_slice(&bytes)
+    parse(path, &bytes, kind)
+}
+
+/// Parses a graph set held in memory (the format of [`read_graph_set`]; errors name the file
+/// `<memory>`).
+///
+/// # Errors
+/// As [`read_graph_set`], but no I/O.
+///
+/// ```
+/// use graph_core::io::{GraphSet, parse_graph_set};
+/// let gs = parse_graph_set(br#"{"graphs": [{"n": 3, "edges": [[0, 1]]}]}"#, GraphSet::Graphs)?;
+/// assert_eq!(gs[0].num_edges(), 1);
+/// // A tiny file may not declare billions of nodes (see graph_core::limits).
+/// assert!(parse_graph_set(br#"{"graphs": [{"n": 4000000000, "edges": []}]}"#, GraphSet::Graphs).is_err());
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn parse_graph_set(bytes: &[u8], kind: GraphSet) -> Result<Vec<Graph>> {
+    parse(Path::new("<memory>"), bytes, kind)
+}
+
+fn parse(path: &Path, bytes: &[u8], kind: GraphSet) -> Result<Vec<Graph>> {
+    let file: GraphSetFile = serde_json::from_slice(bytes)
         .map_err(|e| GraphError::format(path, format!("invalid graph-set JSON: {e}")))?;
     let entries = match kind {
         GraphSet::Graphs => file.graphs,
         GraphSet::Patterns => file.patterns,
     }
     .ok_or_else(|| GraphError::format(path, format!("missing key `{}`", kind.key())))?;
+    let declared = entries
+        .iter()
+        .fold(0u64, |acc, e| acc.saturating_add(e.n as u64));
+    crate::limits::check_declared_nodes(path, declared, bytes.len() as u64)?;
     entries
         .into_iter()
         .enumerate()

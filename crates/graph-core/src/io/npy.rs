@@ -81,7 +81,10 @@ pub(crate) fn parse_npy(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
     }
     let major = bytes[6];
     let (header_len, start) = match major {
-        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10),
+        1 => (
+            usize::from(u16::from_le_bytes([bytes[8], bytes[9]])),
+            10usize,
+        ),
         2 | 3 => {
             if bytes.len() < 12 {
                 return Err(bad("truncated header"));
@@ -92,7 +95,7 @@ pub(crate) fn parse_npy(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
         v => return Err(bad(&format!("unsupported format version {v}"))),
     };
     let header = bytes
-        .get(start..start + header_len)
+        .get(start..start.saturating_add(header_len))
         .ok_or_else(|| bad("truncated header"))?;
     let header = std::str::from_utf8(header).map_err(|_| bad("header is not text"))?;
     let descr = dict_value(header, "descr").ok_or_else(|| bad("header without 'descr'"))?;
@@ -115,14 +118,17 @@ pub(crate) fn parse_npy(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
         "<i8" | "<f8" => 8,
         other => return Err(bad(&format!("unsupported dtype {other}"))),
     };
-    if body.len() != count * width {
+    let need = count
+        .checked_mul(width)
+        .ok_or_else(|| bad("shape overflows"))?;
+    if body.len() != need {
         return Err(GraphError::format(
             path,
             format!(
                 "data section has {} bytes, shape {:?} of {descr} needs {} (truncated or corrupt file)",
                 body.len(),
                 shape,
-                count * width
+                need
             ),
         ));
     }

@@ -48,6 +48,15 @@ pub fn load_ogb_raw(dir: &Path, name: &str) -> Result<GraphDataset> {
             ),
         ));
     }
+    // The graphs' nodes are allocated even without edges: bounded by the files' length.
+    let declared = num_nodes
+        .iter()
+        .fold(0u64, |a, &c| a.saturating_add(c.max(0) as u64));
+    crate::limits::check_declared_nodes(
+        &nn_path,
+        declared,
+        (nn_buf.len() + ne_buf.len() + e_buf.len()) as u64,
+    )?;
     let mut sizes = Vec::with_capacity(num_nodes.len());
     for (i, &c) in num_nodes.iter().enumerate() {
         if c < 1 || c > u32::MAX as i64 {

@@ -62,6 +62,17 @@ pub fn load_tu(dir: &Path, name: &str) -> Result<GraphDataset> {
                 format!("node {}: graph id {g} is not a 1-based id", k + 1),
             ));
         }
+        // Every graph has a node, so ids beyond the node count leave a graph empty: refused
+        // here, before `sizes` is allocated for them.
+        if g as u64 > n_nodes as u64 {
+            return Err(GraphError::format(
+                &ind_path,
+                format!(
+                    "node {}: graph id {g} exceeds the number of nodes {n_nodes} (a graph without nodes)",
+                    k + 1
+                ),
+            ));
+        }
         num_graphs = num_graphs.max(g as usize);
         graph_of.push((g - 1) as u32);
     }

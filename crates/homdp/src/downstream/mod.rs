@@ -239,7 +239,7 @@ pub fn fit_evaluate(
         return invalid("features", v, "must be finite");
     }
     let scaler = StandardScaler::fit(x_train)?;
-    let (tr, te) = (scaler.transform(x_train), scaler.transform(x_test));
+    let (tr, te) = (scaler.transform(x_train)?, scaler.transform(x_test)?);
     match (model, y_train, y_test) {
         (Downstream::Knn { k }, Labels::Class(ytr), Labels::Class(yte)) => {
             classification_scores(&tr, ytr, &te, yte, |a, y, b| knn_proba(a, y, b, *k))
@@ -247,9 +247,9 @@ pub fn fit_evaluate(
         (Downstream::PcaKnn { components, k }, Labels::Class(ytr), Labels::Class(yte)) => {
             // The reference's order: PCA of the raw features, then scaling of the components.
             let pca = Pca::fit(x_train, *components)?;
-            let (ptr, pte) = (pca.transform(x_train), pca.transform(x_test));
+            let (ptr, pte) = (pca.transform(x_train)?, pca.transform(x_test)?);
             let scaler = StandardScaler::fit(ptr.view())?;
-            let (ptr, pte) = (scaler.transform(ptr.view()), scaler.transform(pte.view()));
+            let (ptr, pte) = (scaler.transform(ptr.view())?, scaler.transform(pte.view())?);
             classification_scores(&ptr, ytr, &pte, yte, |a, y, b| knn_proba(a, y, b, *k))
         }
         (Downstream::RandomForest { trees, min_split }, Labels::Class(ytr), Labels::Class(yte)) => {
@@ -365,6 +365,19 @@ where
 
 /// Panics unless `x` has `columns` columns: linfa's `predict` cannot return an error, and its
 /// own models panic on a shape mismatch too.
+/// [`HomdpError::InvalidParam`] unless `x` has `columns` columns (the fitted data's).
+pub(crate) fn check_columns(x: ArrayView2<'_, f64>, columns: usize) -> Result<()> {
+    if x.ncols() == columns {
+        Ok(())
+    } else {
+        invalid(
+            "columns",
+            x.ncols() as f64,
+            "must be the number of columns the model was fitted on",
+        )
+    }
+}
+
 pub(crate) fn assert_columns(model: &str, x: ArrayView2<'_, f64>, columns: usize) {
     assert_eq!(
         x.ncols(),

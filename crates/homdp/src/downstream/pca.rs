@@ -15,7 +15,7 @@ use linfa::DatasetBase;
 use linfa::traits::{Fit, PredictInplace, Transformer};
 use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2};
 
-use super::assert_columns;
+use super::{assert_columns, check_columns};
 use crate::error::{HomdpError, Result, invalid};
 
 /// A fitted PCA: the training mean and the leading principal axes.
@@ -42,7 +42,8 @@ impl Pca {
     /// use ndarray::array;
     /// let x = array![[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]];
     /// let pca = homdp::downstream::Pca::fit(x.view(), 1)?;
-    /// let z = pca.transform(x.view());
+    /// let z = pca.transform(x.view())?;
+    /// assert!(pca.transform(ndarray::array![[1.0]].view()).is_err(), "other columns: an error");
     /// assert!(((z[[3, 0]] - z[[0, 0]]).abs() - 3.0 * 2f64.sqrt()).abs() < 1e-12);
     /// assert!((pca.explained_variance()[0] - 10.0 / 3.0).abs() < 1e-12);
     /// # Ok::<(), homdp::HomdpError>(())
@@ -75,8 +76,12 @@ impl Pca {
     }
 
     /// Projects rows onto the principal axes.
-    pub fn transform(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
-        (&x - &self.mean).dot(&self.axes)
+    ///
+    /// # Errors
+    /// [`HomdpError::InvalidParam`] when `x` has other columns than the fitted data.
+    pub fn transform(&self, x: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
+        check_columns(x, self.mean.len())?;
+        Ok((&x - &self.mean).dot(&self.axes))
     }
 
     /// Variance along each kept axis (eigenvalues of the sample covariance).
@@ -136,7 +141,7 @@ impl<D: Data<Elem = f64>> PredictInplace<ArrayBase<D, Ix2>, Array2<f64>> for Pca
     fn predict_inplace(&self, x: &ArrayBase<D, Ix2>, y: &mut Array2<f64>) {
         assert_columns("PCA", x.view(), self.mean.len());
         assert_eq!(y.dim(), (x.nrows(), self.axes.ncols()), "PCA: target shape");
-        y.assign(&self.transform(x.view()));
+        y.assign(&(x - &self.mean).dot(&self.axes));
     }
 
     fn default_target(&self, x: &ArrayBase<D, Ix2>) -> Array2<f64> {
@@ -152,7 +157,7 @@ impl<T> Transformer<DatasetBase<Array2<f64>, T>, DatasetBase<Array2<f64>, T>> fo
     /// When the records have other columns than the fitted data.
     fn transform(&self, x: DatasetBase<Array2<f64>, T>) -> DatasetBase<Array2<f64>, T> {
         assert_columns("PCA", x.records.view(), self.mean.len());
-        let records = Pca::transform(self, x.records.view());
+        let records = (&x.records - &self.mean).dot(&self.axes);
         DatasetBase::new(records, x.targets).with_weights(x.weights)
     }
 }
@@ -228,7 +233,7 @@ mod tests {
         // Decreasing variances; projections have those variances.
         let v = pca.explained_variance();
         assert!(v.windows(2).into_iter().all(|p| p[0] >= p[1]));
-        let z = pca.transform(x.view());
+        let z = pca.transform(x.view()).unwrap();
         let zv = z.var_axis(Axis(0), 1.0);
         assert!((&zv - v).iter().all(|e| e.abs() < 1e-9));
         assert!(Pca::fit(x.view(), 0).is_err() && Pca::fit(x.view(), 8).is_err());

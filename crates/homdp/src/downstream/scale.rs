@@ -14,7 +14,7 @@ use linfa::DatasetBase;
 use linfa::traits::{Fit, PredictInplace, Transformer};
 use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2};
 
-use super::assert_columns;
+use super::{assert_columns, check_columns};
 use crate::error::{HomdpError, Result, invalid};
 
 /// Per-column `(x − mean) / std` fitted on training rows (population std; a constant column
@@ -35,7 +35,8 @@ impl StandardScaler {
     /// ```
     /// use ndarray::array;
     /// let s = homdp::downstream::StandardScaler::fit(array![[1.0, 5.0], [3.0, 5.0]].view())?;
-    /// assert_eq!(s.transform(array![[2.0, 6.0]].view()), array![[0.0, 1.0]]);
+    /// assert_eq!(s.transform(array![[2.0, 6.0]].view())?, array![[0.0, 1.0]]);
+    /// assert!(s.transform(array![[2.0, 6.0, 1.0]].view()).is_err(), "other columns: an error");
     /// # Ok::<(), homdp::HomdpError>(())
     /// ```
     pub fn fit(x: ArrayView2<'_, f64>) -> Result<Self> {
@@ -49,8 +50,12 @@ impl StandardScaler {
     }
 
     /// Scales `x` (columns as in the fitted data).
-    pub fn transform(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
-        (&x - &self.mean) / &self.scale
+    ///
+    /// # Errors
+    /// [`HomdpError::InvalidParam`] when `x` has other columns than the fitted data.
+    pub fn transform(&self, x: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
+        check_columns(x, self.mean.len())?;
+        Ok((&x - &self.mean) / &self.scale)
     }
 
     /// The hyper-parameters to fit with linfa (there are none).
@@ -105,7 +110,7 @@ impl<D: Data<Elem = f64>> PredictInplace<ArrayBase<D, Ix2>, Array2<f64>> for Sta
     fn predict_inplace(&self, x: &ArrayBase<D, Ix2>, y: &mut Array2<f64>) {
         assert_columns("standard scaler", x.view(), self.mean.len());
         assert_eq!(y.dim(), x.dim(), "standard scaler: target shape");
-        y.assign(&self.transform(x.view()));
+        y.assign(&((x - &self.mean) / &self.scale));
     }
 
     fn default_target(&self, x: &ArrayBase<D, Ix2>) -> Array2<f64> {
@@ -120,7 +125,7 @@ impl<T> Transformer<DatasetBase<Array2<f64>, T>, DatasetBase<Array2<f64>, T>> fo
     /// When the records have other columns than the fitted data.
     fn transform(&self, x: DatasetBase<Array2<f64>, T>) -> DatasetBase<Array2<f64>, T> {
         assert_columns("standard scaler", x.records.view(), self.mean.len());
-        let records = StandardScaler::transform(self, x.records.view());
+        let records = (&x.records - &self.mean) / &self.scale;
         DatasetBase::new(records, x.targets).with_weights(x.weights)
     }
 }

@@ -1,0 +1,73 @@
+//! Resource bombs against the protocol decoder: frames whose header or payload declares sizes
+//! far beyond the bytes present (a 2³²−1-byte payload, 2³²−1 parameters, 2³²−1 row blocks) get a
+//! typed error, with the peak of live heap bytes during decoding under 100 MB (a counting global
+//! allocator; the frames are a few dozen bytes).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use cefedgnn::protocol::{ClientUpdate, FRAME_HEADER_BYTES, Message};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to `System`, only adding counters.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is passed on unchanged.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
+            PEAK.fetch_max(now, Ordering::SeqCst);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+#[test]
+fn frames_declaring_huge_sizes_are_refused_without_large_allocations() {
+    let valid = Message::Update(ClientUpdate {
+        client: 1,
+        round: 2,
+        train_size: 3,
+        params: vec![0.5; 2],
+        grad: None,
+        boundary: vec![],
+    })
+    .encode();
+    assert!(Message::decode(&valid, 1 << 20).is_ok());
+    let mut bombs = Vec::new();
+    // The header's payload length says 2³² − 1.
+    let mut b = valid.clone();
+    b[7..11].copy_from_slice(&u32::MAX.to_le_bytes());
+    bombs.push(("payload length", b));
+    // The parameter count (after client, round, train_size) says 2³² − 1.
+    let at = FRAME_HEADER_BYTES + 4 + 4 + 8;
+    let mut b = valid.clone();
+    b[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    bombs.push(("parameter count", b));
+    // The row-block count (the last 4 bytes) says 2³² − 1.
+    let mut b = valid.clone();
+    let end = b.len();
+    b[end - 4..].copy_from_slice(&u32::MAX.to_le_bytes());
+    bombs.push(("block count", b));
+    for (what, frame) in bombs {
+        let base = LIVE.load(Ordering::SeqCst);
+        PEAK.store(base, Ordering::SeqCst);
+        let r = Message::decode(&frame, 1 << 20);
+        let peak = PEAK.load(Ordering::SeqCst) - base;
+        assert!(r.is_err(), "{what}: decoded");
+        assert!(peak < 100 << 20, "{what}: peak {peak} bytes");
+    }
+}

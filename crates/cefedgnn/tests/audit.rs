@@ -59,6 +59,7 @@ fn audit(sigma0: f64, seed: u64) -> (f64, f64) {
 fn boundary_release_stays_within_its_metric_dp_claim() {
     // σ = p: one release at distance p is a Gaussian with shift 1 (in σ units).
     let (lb, claimed) = audit(RADIUS, 1);
+    eprintln!("boundary release σ = p: empirical lower bound {lb:.3}, claimed ε(p) {claimed:.3}");
     assert!(
         lb <= claimed,
         "empirical ε ≥ {lb} > claimed ε(p) = {claimed}"
@@ -73,6 +74,7 @@ fn boundary_release_stays_within_its_metric_dp_claim() {
 fn a_half_sigma_release_fails_the_audit() {
     let (_, claimed) = audit(RADIUS, 2);
     let (lb, _) = audit(RADIUS / 2.0, 3);
+    eprintln!("boundary release σ = p/2: empirical lower bound {lb:.3}, claimed ε(p) {claimed:.3}");
     assert!(
         lb > claimed,
         "σ/2 passed: empirical ε ≥ {lb} ≤ claimed {claimed}"

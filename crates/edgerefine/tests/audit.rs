@@ -53,6 +53,7 @@ fn audit(release_eps: f64, seed: u64) -> f64 {
 fn perturb_stays_within_its_claimed_eps_and_the_audit_has_power() {
     for (eps, seed) in [(0.5, 1), (1.0, 2), (2.0, 3)] {
         let lb = audit(eps, seed);
+        eprintln!("perturb ε = {eps}: empirical lower bound {lb:.3}");
         assert!(
             lb <= eps,
             "ε = {eps}: empirical lower bound {lb} exceeds the claim"
@@ -66,6 +67,7 @@ fn an_under_noised_perturb_fails_the_audit() {
     // Randomized response at 2ε sold as ε: the audit must refute the claim.
     for (eps, seed) in [(0.5, 4), (1.0, 5)] {
         let lb = audit(2.0 * eps, seed);
+        eprintln!("perturb at 2ε claimed as ε = {eps}: empirical lower bound {lb:.3}");
         assert!(
             lb > eps,
             "ε = {eps}: the under-noised variant passed ({lb})"

@@ -68,11 +68,15 @@ fn audit(bound: SensitivityBound, seed: u64) -> (f64, f64, f64) {
 #[test]
 fn default_bound_passes_and_the_paper_bound_fails_on_k2_k1_and_p5() {
     let (lb, claimed, sigma) = audit(SensitivityBound::ComponentAware, 1);
+    eprintln!("embed, default bound: empirical lower bound {lb:.3}, claimed ε {claimed:.3}");
     assert!(
         lb <= claimed,
         "default bound: empirical ε ≥ {lb} > claimed {claimed}"
     );
     let (lb_paper, claimed_paper, sigma_paper) = audit(SensitivityBound::PaperTheorem45, 2);
+    eprintln!(
+        "embed, paper bound: empirical lower bound {lb_paper:.3}, claimed ε {claimed_paper:.3}"
+    );
     assert_eq!(
         claimed, claimed_paper,
         "the claim does not depend on the bound"

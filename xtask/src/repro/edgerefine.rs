@@ -276,6 +276,11 @@ impl NodeTables {
 }
 
 fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
+    // With no dataset selected (e.g. `--parts mutag`), the node tables of an earlier run in
+    // --out are left as they are rather than rewritten empty.
+    if !p.datasets.iter().any(|d| parts.wants(d.name)) {
+        return Ok(());
+    }
     // The plots below are written before the first table.
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut tables = NodeTables::new(ctx, p)?;

@@ -50,19 +50,35 @@ struct Weighted {
 }
 
 impl Weighted {
-    fn new(weights: impl IntoIterator<Item = f64>) -> Self {
+    /// The sampler of `weights` (negative weights count as 0).
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] naming `what` when there is no weight, or their total is not
+    /// finite and positive (a calibration with an empty or all-zero list).
+    fn new(what: &'static str, weights: impl IntoIterator<Item = f64>) -> Result<Self> {
         let mut acc = 0.0;
-        let cum = weights
+        let cum: Vec<f64> = weights
             .into_iter()
             .map(|w| {
                 acc += w.max(0.0);
                 acc
             })
             .collect();
-        Self { cum }
+        match cum.last() {
+            Some(&t) if t.is_finite() && t > 0.0 => Ok(Self { cum }),
+            _ => Err(FedError::param(
+                what,
+                cum.len(),
+                "needs at least one entry and a finite positive total weight",
+            )),
+        }
     }
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
-        let total = *self.cum.last().expect("non-empty weights");
+        // Unreachable when empty: `new` refuses an empty list.
+        let total = *self
+            .cum
+            .last()
+            .expect("non-empty weights (checked in Weighted::new)");
         let x = rng.random::<f64>() * total;
         self.cum
             .partition_point(|&c| c <= x)
@@ -154,7 +170,10 @@ pub fn generate<R: Rng + ?Sized>(cfg: &AmlGenConfig, rng: &mut R) -> Result<Tran
     let cal = &cfg.calibration;
     let mut g = TransactionGraph::new();
     // Banks with Zipf sizes, at least 2 accounts each.
-    let zipf = Weighted::new((1..=cfg.num_banks).map(|r| (r as f64).powf(-cfg.bank_zipf)));
+    let zipf = Weighted::new(
+        "bank sizes",
+        (1..=cfg.num_banks).map(|r| (r as f64).powf(-cfg.bank_zipf)),
+    )?;
     let mut bank_of: Vec<u32> = (0..cfg.num_banks as u32).flat_map(|b| [b, b]).collect();
     while bank_of.len() < cfg.num_accounts {
         bank_of.push(zipf.sample(rng) as u32);
@@ -175,7 +194,10 @@ pub fn generate<R: Rng + ?Sized>(cfg: &AmlGenConfig, rng: &mut R) -> Result<Tran
         debug_assert_eq!(idx as usize, a);
         by_bank[b as usize].push(a as u32);
     }
-    let cur_w = Weighted::new(cal.currencies.iter().map(|c| f64::from(c.1)));
+    let cur_w = Weighted::new(
+        "calibration.currencies",
+        cal.currencies.iter().map(|c| f64::from(c.1)),
+    )?;
     let currency: Vec<Currency> = (0..cfg.num_accounts)
         .map(|_| cal.currencies[cur_w.sample(rng)].0)
         .collect();
@@ -185,7 +207,10 @@ pub fn generate<R: Rng + ?Sized>(cfg: &AmlGenConfig, rng: &mut R) -> Result<Tran
         bank_of,
         by_bank,
         currency,
-        activity: Weighted::new((0..cfg.num_accounts).map(|_| act.sample(rng))),
+        activity: Weighted::new(
+            "account activity",
+            (0..cfg.num_accounts).map(|_| act.sample(rng)),
+        )?,
         t0: date_minutes(2022, 9, 1),
     };
     let horizon = i64::from(cfg.days) * 1440;
@@ -205,7 +230,10 @@ fn normal_traffic<R: Rng + ?Sized>(
     out: &mut Vec<Transaction>,
 ) -> Result<()> {
     let cal = &w.cfg.calibration;
-    let fmt_w = Weighted::new(cal.normal_formats.iter().map(|f| f64::from(f.1)));
+    let fmt_w = Weighted::new(
+        "calibration.normal_formats",
+        cal.normal_formats.iter().map(|f| f64::from(f.1)),
+    )?;
     let amounts: Vec<(PaymentFormat, LogNormal<f64>)> = cal
         .normal_log_amount
         .iter()
@@ -351,7 +379,10 @@ fn laundering<R: Rng + ?Sized>(
     let (m, s) = cal.laundering_log_amount;
     let base = LogNormal::new(m, positive("laundering sd", s)?)
         .map_err(|_| FedError::param("laundering sd", s, "invalid log-normal"))?;
-    let fmt_w = Weighted::new(cal.laundering_formats.iter().map(|f| f64::from(f.1)));
+    let fmt_w = Weighted::new(
+        "calibration.laundering_formats",
+        cal.laundering_formats.iter().map(|f| f64::from(f.1)),
+    )?;
     let jitter: Normal<f64> = Normal::new(0.0, 0.05).expect("valid normal");
     let mut serial = 0usize;
     for (&typ, sizes) in &cal.attempt_sizes {
@@ -438,6 +469,32 @@ mod tests {
         let (sg, _) = typology_edges(Typology::ScatterGather, 6, &mut rng);
         assert_eq!(sg.iter().filter(|e| e.0 == 0).count(), 3);
         assert_eq!(sg.iter().filter(|e| e.1 == 4).count(), 3);
+    }
+
+    #[test]
+    fn empty_or_zero_calibration_lists_are_errors_not_panics() {
+        let base = AmlGenConfig {
+            num_accounts: 64,
+            num_normal: 10,
+            ..Default::default()
+        };
+        let mut no_currencies = base.clone();
+        no_currencies.calibration.currencies.clear();
+        let mut zero_formats = base.clone();
+        for f in &mut zero_formats.calibration.normal_formats {
+            f.1 = 0;
+        }
+        let mut no_laundering_formats = base.clone();
+        no_laundering_formats.calibration.laundering_formats.clear();
+        for (cfg, name) in [
+            (no_currencies, "calibration.currencies"),
+            (zero_formats, "calibration.normal_formats"),
+            (no_laundering_formats, "calibration.laundering_formats"),
+        ] {
+            let e = generate(&cfg, &mut seeded_rng(1)).unwrap_err();
+            assert!(e.to_string().contains(name), "{e}");
+        }
+        assert!(generate(&base, &mut seeded_rng(1)).is_ok());
     }
 
     #[test]

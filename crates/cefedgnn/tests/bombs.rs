@@ -67,6 +67,7 @@ fn frames_declaring_huge_sizes_are_refused_without_large_allocations() {
         PEAK.store(base, Ordering::SeqCst);
         let r = Message::decode(&frame, 1 << 20);
         let peak = PEAK.load(Ordering::SeqCst) - base;
+        eprintln!("{what}: peak live heap {peak} bytes");
         assert!(r.is_err(), "{what}: decoded");
         assert!(peak < 100 << 20, "{what}: peak {peak} bytes");
     }

@@ -46,7 +46,9 @@ fn peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let base = LIVE.load(Ordering::SeqCst);
     PEAK.store(base, Ordering::SeqCst);
     let out = f();
-    (out, PEAK.load(Ordering::SeqCst) - base)
+    let p = PEAK.load(Ordering::SeqCst) - base;
+    eprintln!("peak live heap: {p} bytes");
+    (out, p)
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) {

@@ -1,0 +1,17 @@
+"""dpgraph: privacy-preserving graph learning, every call running the Rust crates.
+
+Submodules: :mod:`dpgraph.accounting` (privacy conversions), :mod:`dpgraph.edgerefine` (local
+edge-DP release). :class:`Graph` is built from a PyTorch Geometric style ``edge_index``.
+"""
+
+from ._native import DataError, DpgraphError, Graph, InvalidParameter
+from . import accounting, edgerefine
+
+__all__ = [
+    "DataError",
+    "DpgraphError",
+    "Graph",
+    "InvalidParameter",
+    "accounting",
+    "edgerefine",
+]

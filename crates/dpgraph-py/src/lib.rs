@@ -1,0 +1,299 @@
+//! The native part of the Python package `dpgraph`: every call runs the Rust crates. The Python
+//! modules in `python/dpgraph/` re-export these functions under `dpgraph.accounting`,
+//! `dpgraph.graph` and `dpgraph.edgerefine`.
+//!
+//! Errors become exceptions of one small hierarchy (`dpgraph.DpgraphError`, with
+//! `InvalidParameter` for bad arguments and `DataError` for bad data), carrying the Rust message;
+//! a Rust panic is caught at the boundary and raised as `DpgraphError`, never as PyO3's
+//! `PanicException`. Calls that can take more than a millisecond release the GIL.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use numpy::{PyArray2, PyReadonlyArray2};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(
+    _native,
+    DpgraphError,
+    PyException,
+    "Base class of dpgraph's errors."
+);
+create_exception!(
+    _native,
+    InvalidParameter,
+    DpgraphError,
+    "A parameter outside its domain (ε ≤ 0, NaN, δ ∉ (0, 1), …)."
+);
+create_exception!(
+    _native,
+    DataError,
+    DpgraphError,
+    "Malformed data: a bad file, out-of-range node ids, self-loops, wrong shapes."
+);
+
+/// The exception for an error of the Rust crates.
+trait IntoPyErr {
+    fn into_py_err(self) -> PyErr;
+}
+
+impl IntoPyErr for dp_core::Error {
+    fn into_py_err(self) -> PyErr {
+        match self {
+            dp_core::Error::InvalidParam { .. } => InvalidParameter::new_err(self.to_string()),
+            e => DpgraphError::new_err(e.to_string()),
+        }
+    }
+}
+
+impl IntoPyErr for graph_core::GraphError {
+    fn into_py_err(self) -> PyErr {
+        match self {
+            graph_core::GraphError::InvalidParam { .. } => {
+                InvalidParameter::new_err(self.to_string())
+            }
+            e => DataError::new_err(e.to_string()),
+        }
+    }
+}
+
+impl IntoPyErr for edgerefine::EdgeRefineError {
+    fn into_py_err(self) -> PyErr {
+        match self {
+            edgerefine::EdgeRefineError::InvalidParam { .. } => {
+                InvalidParameter::new_err(self.to_string())
+            }
+            edgerefine::EdgeRefineError::Dp(e) => e.into_py_err(),
+            e => DataError::new_err(e.to_string()),
+        }
+    }
+}
+
+/// Runs `f`, turning its error into the matching exception and a panic into `DpgraphError`.
+fn guard<T, E: IntoPyErr>(f: impl FnOnce() -> Result<T, E>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.into_py_err()),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(DpgraphError::new_err(format!(
+                "internal error (a bug of dpgraph, please report it): {msg}"
+            )))
+        }
+    }
+}
+
+/// An undirected graph (CSR, node ids `0..num_nodes`).
+///
+/// Built from a PyTorch Geometric style `edge_index` (a 2 × E int64 array; an undirected edge
+/// may appear once or in both directions), it keeps each undirected edge once.
+#[pyclass(frozen, module = "dpgraph")]
+struct Graph {
+    inner: graph_core::Graph,
+}
+
+#[pymethods]
+impl Graph {
+    /// Graph(edge_index, num_nodes=None)
+    ///
+    /// `edge_index`: 2 × E integer array (both directions of an edge allowed, duplicates merged).
+    /// `num_nodes`: node count (default: largest id + 1). Raises `DataError` on self-loops,
+    /// negative or out-of-range ids, or a wrong shape.
+    #[new]
+    #[pyo3(signature = (edge_index, num_nodes=None))]
+    fn new(edge_index: PyReadonlyArray2<'_, i64>, num_nodes: Option<usize>) -> PyResult<Self> {
+        let a = edge_index.as_array();
+        if a.nrows() != 2 {
+            return Err(DataError::new_err(format!(
+                "edge_index must have shape (2, E), got {:?}",
+                a.shape()
+            )));
+        }
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(a.ncols());
+        let mut max_id: i64 = -1;
+        for k in 0..a.ncols() {
+            let (u, v) = (a[[0, k]], a[[1, k]]);
+            if u < 0 || v < 0 || u > i64::from(u32::MAX) || v > i64::from(u32::MAX) {
+                return Err(DataError::new_err(format!(
+                    "edge {k}: node id out of range ({u}, {v})"
+                )));
+            }
+            if u == v {
+                return Err(DataError::new_err(format!(
+                    "edge {k}: self-loop on node {u}"
+                )));
+            }
+            max_id = max_id.max(u).max(v);
+            edges.push(((u.min(v)) as u32, (u.max(v)) as u32));
+        }
+        edges.sort_unstable();
+        edges.dedup();
+        let n = num_nodes.unwrap_or((max_id + 1) as usize);
+        if (max_id + 1) as usize > n {
+            return Err(DataError::new_err(format!(
+                "node id {max_id} out of range 0..{n}"
+            )));
+        }
+        let inner = guard(|| graph_core::Graph::from_edges(n, &edges))?;
+        Ok(Self { inner })
+    }
+
+    /// Number of nodes.
+    #[getter]
+    fn num_nodes(&self) -> usize {
+        self.inner.num_nodes()
+    }
+
+    /// Number of undirected edges.
+    #[getter]
+    fn num_edges(&self) -> usize {
+        self.inner.num_edges()
+    }
+
+    /// The edges as a 2 × 2m int64 array with both directions of every edge (PyG's convention
+    /// for undirected graphs), sorted by (source, target).
+    fn to_edge_index<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i64>> {
+        let mut pairs: Vec<(i64, i64)> = self
+            .inner
+            .edges()
+            .flat_map(|(u, v)| [(i64::from(u), i64::from(v)), (i64::from(v), i64::from(u))])
+            .collect();
+        pairs.sort_unstable();
+        let mut flat = Vec::with_capacity(2 * pairs.len());
+        flat.extend(pairs.iter().map(|p| p.0));
+        flat.extend(pairs.iter().map(|p| p.1));
+        numpy::ndarray::Array2::from_shape_vec((2, pairs.len()), flat)
+            .map(|a| PyArray2::from_owned_array(py, a))
+            .expect("2 × len values")
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Graph(num_nodes={}, num_edges={})",
+            self.inner.num_nodes(),
+            self.inner.num_edges()
+        )
+    }
+}
+
+/// zcdp_to_approx(rho, delta) -> float
+///
+/// ε of a ρ-zCDP mechanism at δ (Bun & Steinke 2016, Prop. 1.3: ρ + 2√(ρ ln(1/δ)), rounded up),
+/// as dp-core computes it. Raises `InvalidParameter` for ρ < 0, NaN or δ ∉ (0, 1).
+#[pyfunction]
+fn zcdp_to_approx(rho: f64, delta: f64) -> PyResult<f64> {
+    guard(|| dp_core::conversions::zcdp_to_approx(rho, delta))
+}
+
+/// gaussian_exact_eps(mu, delta) -> float
+///
+/// The tight ε(δ) of a Gaussian mechanism with shift μ = sensitivity/σ (Balle & Wang 2018,
+/// Thm. 8).
+#[pyfunction]
+fn gaussian_exact_eps(mu: f64, delta: f64) -> PyResult<f64> {
+    guard(|| dp_core::conversions::gaussian_exact_eps(mu, delta))
+}
+
+/// The CSPRNG of a call: seeded from `seed`, else from the operating system (as the CLI).
+fn rng(seed: Option<u64>) -> PyResult<rand_chacha::ChaCha20Rng> {
+    guard(|| dp_core::rng::project_rng(seed))
+}
+
+/// perturb(graph, eps, seed=None) -> Graph
+///
+/// The data owner's ε-edge randomized response on every pair of the upper triangle (ε-edge
+/// local DP). Without `seed`, noise comes from the OS CSPRNG; with it, the output equals
+/// `dpgraph --seed SEED edgerefine perturb`. Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (graph, eps, seed=None))]
+fn perturb(py: Python<'_>, graph: &Graph, eps: f64, seed: Option<u64>) -> PyResult<Graph> {
+    let mut r = rng(seed)?;
+    let g = &graph.inner;
+    let inner = py.detach(|| guard(|| edgerefine::perturb(g, eps, &mut r)))?;
+    Ok(Graph { inner })
+}
+
+/// refine(noisy, eps, k=0.01, true_edges=None, bins=10, tie_break="default", seed=None)
+///     -> tuple[Graph, dict]
+///
+/// The EdgeRefine server: Jaccard similarities on the noisy graph, exact quantile bins, and the
+/// deterministic top-K release of ⌊k·E⌋ edges. Without `true_edges`, E is estimated from the
+/// noisy graph (post-processing). The dict holds `k_target`, `k_real`, `k_fake`, `rho`,
+/// `edges_used`, `edge_count_source` and the bins. Same output as `dpgraph --seed SEED
+/// edgerefine refine` (the seed orders ties; default 0). Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (noisy, eps, k=0.01, true_edges=None, bins=10, tie_break="default", seed=None))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments
+fn refine<'py>(
+    py: Python<'py>,
+    noisy: &Graph,
+    eps: f64,
+    k: f64,
+    true_edges: Option<u64>,
+    bins: usize,
+    tie_break: &str,
+    seed: Option<u64>,
+) -> PyResult<(Graph, Bound<'py, PyDict>)> {
+    let tie_break = match tie_break {
+        "default" => edgerefine::TieBreak::Default,
+        "reference" => edgerefine::TieBreak::Reference,
+        other => {
+            return Err(InvalidParameter::new_err(format!(
+                "tie_break must be \"default\" or \"reference\", got {other:?}"
+            )));
+        }
+    };
+    let g = &noisy.inner;
+    let (edges_used, source) = match true_edges {
+        Some(e) => (e, "supplied".to_string()),
+        None => {
+            let est =
+                guard(|| edgerefine::estimate_edges(g.num_nodes(), eps, g.num_edges() as u64))?;
+            (
+                est.edges,
+                format!("estimated ({:.1} ± {:.1})", est.estimate, est.std_error),
+            )
+        }
+    };
+    let params = edgerefine::RefineParams {
+        eps,
+        k,
+        true_edges: edges_used,
+        bins,
+        tie_break,
+        seed: seed.unwrap_or(0),
+    };
+    let r = py.detach(|| guard(|| edgerefine::refine(g, &params)))?;
+    let info = PyDict::new(py);
+    info.set_item("k_target", r.k_target)?;
+    info.set_item("k_real", r.k_real)?;
+    info.set_item("k_fake", r.k_fake)?;
+    info.set_item("rho", r.rho)?;
+    info.set_item("edges_used", edges_used)?;
+    info.set_item("edge_count_source", source)?;
+    info.set_item("bin_edges", r.bin_edges.clone())?;
+    info.set_item("bin_probability", r.bin_probability.clone())?;
+    info.set_item("bin_pairs", r.bin_pairs.clone())?;
+    Ok((Graph { inner: r.graph }, info))
+}
+
+/// The native module `dpgraph._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("DpgraphError", py.get_type::<DpgraphError>())?;
+    m.add("InvalidParameter", py.get_type::<InvalidParameter>())?;
+    m.add("DataError", py.get_type::<DataError>())?;
+    m.add_class::<Graph>()?;
+    m.add_function(wrap_pyfunction!(zcdp_to_approx, m)?)?;
+    m.add_function(wrap_pyfunction!(gaussian_exact_eps, m)?)?;
+    m.add_function(wrap_pyfunction!(perturb, m)?)?;
+    m.add_function(wrap_pyfunction!(refine, m)?)?;
+    Ok(())
+}

@@ -9,6 +9,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use ndarray as ndarray016;
 use numpy::{PyArray2, PyReadonlyArray2};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -66,6 +67,17 @@ impl IntoPyErr for edgerefine::EdgeRefineError {
                 InvalidParameter::new_err(self.to_string())
             }
             edgerefine::EdgeRefineError::Dp(e) => e.into_py_err(),
+            e => DataError::new_err(e.to_string()),
+        }
+    }
+}
+
+impl IntoPyErr for homdp::HomdpError {
+    fn into_py_err(self) -> PyErr {
+        match self {
+            homdp::HomdpError::InvalidParam { .. } => InvalidParameter::new_err(self.to_string()),
+            homdp::HomdpError::Dp(e) => e.into_py_err(),
+            homdp::HomdpError::Graph(e) => e.into_py_err(),
             e => DataError::new_err(e.to_string()),
         }
     }
@@ -283,6 +295,113 @@ fn refine<'py>(
     Ok((Graph { inner: r.graph }, info))
 }
 
+/// A pattern graph F of a homomorphism density t(F, G) (at most 64 nodes, no self-loops).
+#[pyclass(frozen, module = "dpgraph.homdp")]
+struct Pattern {
+    inner: homdp::Pattern,
+}
+
+#[pymethods]
+impl Pattern {
+    /// Pattern(num_nodes, edges)
+    ///
+    /// `edges`: a list of (u, v) pairs with 0 <= u, v < num_nodes. Raises `DataError` on
+    /// self-loops, duplicate or out-of-range edges.
+    #[new]
+    fn new(num_nodes: usize, edges: Vec<(usize, usize)>) -> PyResult<Self> {
+        let inner = guard(|| homdp::Pattern::new(num_nodes, &edges))?;
+        Ok(Self { inner })
+    }
+
+    /// Number of nodes |V(F)|.
+    #[getter]
+    fn num_nodes(&self) -> usize {
+        self.inner.num_nodes()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Pattern(num_nodes={})", self.inner.num_nodes())
+    }
+}
+
+/// A float matrix of the Rust crates as a numpy array (the buffer moves, no copy).
+fn to_numpy<'py>(py: Python<'py>, a: ndarray016::Array2<f64>) -> Bound<'py, PyArray2<f64>> {
+    let (r, c) = a.dim();
+    let (v, offset) = a.into_raw_vec_and_offset();
+    debug_assert_eq!(offset.unwrap_or(0), 0);
+    numpy::ndarray::Array2::from_shape_vec((r, c), v)
+        .map(|a| PyArray2::from_owned_array(py, a))
+        .expect("a standard-layout r × c matrix")
+}
+
+/// densities(graphs, patterns) -> numpy.ndarray
+///
+/// The exact homomorphism densities t(F, G) = hom(F, G) / |V(G)|^|V(F)|, one row per graph and
+/// one column per pattern (no noise: not private). Releases the GIL.
+#[pyfunction]
+fn densities<'py>(
+    py: Python<'py>,
+    graphs: Vec<PyRef<'py, Graph>>,
+    patterns: Vec<PyRef<'py, Pattern>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let gs: Vec<graph_core::Graph> = graphs.iter().map(|g| g.inner.clone()).collect();
+    let ps: Vec<homdp::Pattern> = patterns.iter().map(|p| p.inner.clone()).collect();
+    let m = py.detach(|| guard(|| homdp::density_matrix(&ps, &gs)))?;
+    Ok(to_numpy(py, m))
+}
+
+/// embed(graphs, patterns, rho, delta=1e-6, bound="component-aware", degree_bound=None,
+///       seed=None) -> tuple[numpy.ndarray, dict]
+///
+/// The private embedding: densities plus Gaussian noise calibrated to each graph's smooth
+/// sensitivity (σ_G = ‖S_G‖₂ / √(2ρ)), with its guarantee ((ρ', ω)-tCDP and the (ε, δ) it
+/// implies) in the dict. `bound`: "component-aware" (default, correct for every pattern),
+/// "paper" (the paper's Theorem 4.5, wrong for disconnected patterns: for comparison only) or
+/// "counting-lemma". Without `seed`, noise from the OS CSPRNG. Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (graphs, patterns, rho, delta=1e-6, bound="component-aware", degree_bound=None, seed=None))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments
+fn embed<'py>(
+    py: Python<'py>,
+    graphs: Vec<PyRef<'py, Graph>>,
+    patterns: Vec<PyRef<'py, Pattern>>,
+    rho: f64,
+    delta: f64,
+    bound: &str,
+    degree_bound: Option<usize>,
+    seed: Option<u64>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
+    let bound = match bound {
+        "component-aware" => homdp::SensitivityBound::ComponentAware,
+        "paper" => homdp::SensitivityBound::PaperTheorem45,
+        "counting-lemma" => homdp::SensitivityBound::CountingLemma,
+        other => {
+            return Err(InvalidParameter::new_err(format!(
+                "bound must be \"component-aware\", \"paper\" or \"counting-lemma\", got {other:?}"
+            )));
+        }
+    };
+    let gs: Vec<graph_core::Graph> = graphs.iter().map(|g| g.inner.clone()).collect();
+    let ps: Vec<homdp::Pattern> = patterns.iter().map(|p| p.inner.clone()).collect();
+    let params = homdp::EmbeddingParams::new(rho)
+        .delta(delta)
+        .bound(bound)
+        .degree_bound(degree_bound);
+    let mut r = rng(seed)?;
+    let e = py.detach(|| guard(|| homdp::embed(&ps, &gs, &params, &mut r)))?;
+    let g = e.guarantee();
+    let info = PyDict::new(py);
+    info.set_item("eps", g.eps())?;
+    info.set_item("delta", g.delta())?;
+    info.set_item("rho", g.rho())?;
+    info.set_item("beta", g.beta())?;
+    info.set_item("rho_prime", g.rho_prime())?;
+    info.set_item("omega", g.omega())?;
+    info.set_item("sigmas", e.sigmas().to_vec())?;
+    info.set_item("seed", seed)?;
+    Ok((to_numpy(py, e.into_values()), info))
+}
+
 /// The native module `dpgraph._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -295,5 +414,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gaussian_exact_eps, m)?)?;
     m.add_function(wrap_pyfunction!(perturb, m)?)?;
     m.add_function(wrap_pyfunction!(refine, m)?)?;
+    m.add_class::<Pattern>()?;
+    m.add_function(wrap_pyfunction!(densities, m)?)?;
+    m.add_function(wrap_pyfunction!(embed, m)?)?;
     Ok(())
 }

@@ -1,11 +1,11 @@
 """dpgraph: privacy-preserving graph learning, every call running the Rust crates.
 
 Submodules: :mod:`dpgraph.accounting` (privacy conversions), :mod:`dpgraph.edgerefine` (local
-edge-DP release). :class:`Graph` is built from a PyTorch Geometric style ``edge_index``.
+edge-DP release), :mod:`dpgraph.homdp` (private embeddings). :class:`Graph` is built from a PyTorch Geometric style ``edge_index``.
 """
 
 from ._native import DataError, DpgraphError, Graph, InvalidParameter
-from . import accounting, edgerefine
+from . import accounting, edgerefine, homdp
 
 __all__ = [
     "DataError",
@@ -14,4 +14,5 @@ __all__ = [
     "InvalidParameter",
     "accounting",
     "edgerefine",
+    "homdp",
 ]

@@ -1,0 +1,48 @@
+"""dpgraph.homdp: densities and the private embedding with its guarantee."""
+
+import numpy as np
+import pytest
+
+import dpgraph
+from dpgraph import homdp
+
+
+def path(n):
+    src = np.arange(n - 1, dtype=np.int64)
+    return dpgraph.Graph(np.stack([src, src + 1]))
+
+
+def test_densities_match_closed_forms():
+    k2 = homdp.Pattern(2, [(0, 1)])
+    k2_k1 = homdp.Pattern(3, [(0, 1)])
+    d = homdp.densities([path(5), path(4)], [k2, k2_k1])
+    assert d.shape == (2, 2) and d.dtype == np.float64
+    # t(K2, G) = 2e/n², and K2+K1 has the same density.
+    assert d[0] == pytest.approx([8 / 25, 8 / 25])
+    assert d[1] == pytest.approx([6 / 16, 6 / 16])
+
+
+def test_embed_guarantee_is_the_papers_worked_value_and_seeded():
+    patterns = [homdp.Pattern(2, [(0, 1)])] * 50
+    graphs = [path(6), path(7)]
+    x, g = homdp.embed(graphs, patterns, rho=0.01, delta=1e-6, seed=4)
+    assert x.shape == (2, 50)
+    # HOMDP.md: d = 50, ρ = 0.01, δ = 1e-6 gives ε = 1.0929242831 (the paper's "ε ≈ 1").
+    assert g["eps"] == pytest.approx(1.0929242831, abs=1e-9)
+    y, _ = homdp.embed(graphs, patterns, rho=0.01, delta=1e-6, seed=4)
+    assert np.array_equal(x, y)
+    z, _ = homdp.embed(graphs, patterns, rho=0.01, delta=1e-6)
+    assert not np.array_equal(x, z), "no seed: OS randomness"
+
+
+def test_bad_parameters_raise_the_documented_exceptions():
+    p = [homdp.Pattern(2, [(0, 1)])]
+    for rho in [0.0, -1.0, float("nan")]:
+        with pytest.raises(dpgraph.InvalidParameter):
+            homdp.embed([path(5)], p, rho=rho)
+    with pytest.raises(dpgraph.InvalidParameter):
+        homdp.embed([path(5)], p, rho=0.1, bound="made-up")
+    with pytest.raises(dpgraph.DataError):
+        homdp.Pattern(2, [(0, 0)])
+    with pytest.raises(dpgraph.DataError):
+        homdp.Pattern(2, [(0, 5)])

@@ -194,6 +194,16 @@ impl Graph {
     }
 }
 
+/// read_edge_list(path) -> Graph
+///
+/// Reads dpgraph's edge-list format (`# nodes N`, then `u v` lines; `.gz` transparent). Raises
+/// `DataError` naming the file and line on malformed input.
+#[pyfunction]
+fn read_edge_list(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Graph> {
+    let inner = py.detach(|| guard(|| graph_core::io::read_edge_list(&path)))?;
+    Ok(Graph { inner })
+}
+
 /// zcdp_to_approx(rho, delta) -> float
 ///
 /// ε of a ρ-zCDP mechanism at δ (Bun & Steinke 2016, Prop. 1.3: ρ + 2√(ρ ln(1/δ)), rounded up),
@@ -410,6 +420,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidParameter", py.get_type::<InvalidParameter>())?;
     m.add("DataError", py.get_type::<DataError>())?;
     m.add_class::<Graph>()?;
+    m.add_function(wrap_pyfunction!(read_edge_list, m)?)?;
     m.add_function(wrap_pyfunction!(zcdp_to_approx, m)?)?;
     m.add_function(wrap_pyfunction!(gaussian_exact_eps, m)?)?;
     m.add_function(wrap_pyfunction!(perturb, m)?)?;

@@ -5,7 +5,7 @@ edge-DP release), :mod:`dpgraph.homdp` (private embeddings). :class:`Graph` is b
 """
 
 from ._native import DataError, DpgraphError, Graph, InvalidParameter
-from . import accounting, edgerefine, homdp
+from . import accounting, edgerefine, graph, homdp
 
 __all__ = [
     "DataError",
@@ -14,5 +14,6 @@ __all__ = [
     "InvalidParameter",
     "accounting",
     "edgerefine",
+    "graph",
     "homdp",
 ]

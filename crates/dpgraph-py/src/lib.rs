@@ -222,6 +222,75 @@ fn gaussian_exact_eps(mu: f64, delta: f64) -> PyResult<f64> {
     guard(|| dp_core::conversions::gaussian_exact_eps(mu, delta))
 }
 
+/// tcdp_to_approx(rho, omega, delta) -> tuple[float, float]
+///
+/// ε of a (ρ, ω)-tCDP mechanism at δ (Bun, Dwork, Rothblum & Steinke 2018) and the Rényi order
+/// at which it is attained. Raises `InvalidParameter` for invalid arguments.
+#[pyfunction]
+fn tcdp_to_approx(rho: f64, omega: f64, delta: f64) -> PyResult<(f64, f64)> {
+    guard(|| dp_core::conversions::tcdp_to_approx(rho, omega, delta))
+}
+
+/// RdpAccountant(orders=None)
+///
+/// Rényi-DP accountant over a grid of orders (dp_accounting's default grid unless given):
+/// compose Gaussian mechanisms and zCDP, then convert to (ε, δ). Same numbers as dp-core's
+/// `RdpAccountant` to the last bit.
+#[pyclass(module = "dpgraph.accounting")]
+struct RdpAccountant {
+    inner: dp_core::accountant::RdpAccountant,
+}
+
+#[pymethods]
+impl RdpAccountant {
+    #[new]
+    #[pyo3(signature = (orders=None))]
+    fn new(orders: Option<Vec<f64>>) -> PyResult<Self> {
+        let inner = match orders {
+            None => dp_core::accountant::RdpAccountant::new(),
+            Some(o) => guard(|| dp_core::accountant::RdpAccountant::with_orders(o))?,
+        };
+        Ok(Self { inner })
+    }
+
+    /// compose_gaussian(noise_multiplier, count=1)
+    ///
+    /// Adds `count` Gaussian mechanisms with noise multiplier σ/Δ.
+    #[pyo3(signature = (noise_multiplier, count=1))]
+    fn compose_gaussian(&mut self, noise_multiplier: f64, count: u64) -> PyResult<()> {
+        guard(|| {
+            self.inner
+                .compose_gaussian(noise_multiplier, count)
+                .map(|_| ())
+        })
+    }
+
+    /// compose_zcdp(rho, count=1)
+    #[pyo3(signature = (rho, count=1))]
+    fn compose_zcdp(&mut self, rho: f64, count: u64) -> PyResult<()> {
+        guard(|| {
+            let z = dp_core::measures::Zcdp::new(rho)?;
+            self.inner.compose_zcdp(&z, count).map(|_| ())
+        })
+    }
+
+    /// epsilon(delta) -> tuple[float, float]: (ε, the order attaining it), the improved
+    /// conversion (Canonne, Kamath & Steinke 2020, Prop. 12).
+    fn epsilon(&self, delta: f64) -> PyResult<(f64, f64)> {
+        guard(|| self.inner.epsilon(delta))
+    }
+
+    /// epsilon_classic(delta) -> tuple[float, float]: Mironov 2017, Prop. 3.
+    fn epsilon_classic(&self, delta: f64) -> PyResult<(f64, f64)> {
+        guard(|| self.inner.epsilon_classic(delta))
+    }
+
+    /// delta(eps) -> tuple[float, float]: (δ, the order attaining it).
+    fn delta(&self, eps: f64) -> PyResult<(f64, f64)> {
+        guard(|| self.inner.delta(eps))
+    }
+}
+
 /// The CSPRNG of a call: seeded from `seed`, else from the operating system (as the CLI).
 fn rng(seed: Option<u64>) -> PyResult<rand_chacha::ChaCha20Rng> {
     guard(|| dp_core::rng::project_rng(seed))
@@ -423,6 +492,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_edge_list, m)?)?;
     m.add_function(wrap_pyfunction!(zcdp_to_approx, m)?)?;
     m.add_function(wrap_pyfunction!(gaussian_exact_eps, m)?)?;
+    m.add_function(wrap_pyfunction!(tcdp_to_approx, m)?)?;
+    m.add_class::<RdpAccountant>()?;
     m.add_function(wrap_pyfunction!(perturb, m)?)?;
     m.add_function(wrap_pyfunction!(refine, m)?)?;
     m.add_class::<Pattern>()?;

@@ -204,6 +204,95 @@ fn read_edge_list(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Graph> {
     Ok(Graph { inner })
 }
 
+/// load_dataset(name, data_dir=None) -> dict
+///
+/// A dataset of the registry, installed under `data_dir` (default: `$DPGRAPH_DATA`, else
+/// `~/.local/share/dpgraph`; install with `dpgraph datasets install NAME`). Node datasets give
+/// `{"kind": "nodes", "graph", "features" (float32 n × d), "labels" (uint32), "num_classes"}`;
+/// graph collections `{"kind": "graphs", "graphs" (list of Graph), "targets" (int64 classes or
+/// float64 values), "num_classes" (None for regression), "splits" (name → int64 indices)}`.
+/// Raises `DataError` for an unknown or uninstalled dataset. Releases the GIL while loading.
+#[pyfunction]
+#[pyo3(signature = (name, data_dir=None))]
+fn load_dataset<'py>(
+    py: Python<'py>,
+    name: &str,
+    data_dir: Option<std::path::PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dir = data_dir.unwrap_or_else(graph_core::registry::data_dir);
+    let ds = py.detach(|| {
+        guard(|| {
+            let spec = graph_core::Registry::embedded().get(name)?;
+            if !spec.is_installed(&dir) {
+                return Err(graph_core::GraphError::Registry(format!(
+                    "{name} is not installed in {} (install it with `dpgraph datasets install {name}`)",
+                    dir.display()
+                )));
+            }
+            spec.load(&dir)
+        })
+    })?;
+    let out = PyDict::new(py);
+    out.set_item("name", name)?;
+    match ds {
+        graph_core::Dataset::Nodes(nd) => {
+            let f = nd.features();
+            let (r, c) = f.dim();
+            let feats = numpy::ndarray::Array2::from_shape_vec((r, c), f.iter().copied().collect())
+                .expect("r × c features");
+            out.set_item("kind", "nodes")?;
+            out.set_item(
+                "graph",
+                Graph {
+                    inner: nd.graph().clone(),
+                },
+            )?;
+            out.set_item("features", PyArray2::from_owned_array(py, feats))?;
+            out.set_item(
+                "labels",
+                numpy::PyArray1::from_vec(py, nd.labels().to_vec()),
+            )?;
+            out.set_item("num_classes", nd.num_classes())?;
+        }
+        graph_core::Dataset::Graphs(gd) => {
+            out.set_item("kind", "graphs")?;
+            let graphs: Vec<Graph> = gd
+                .graphs()
+                .iter()
+                .map(|g| Graph { inner: g.clone() })
+                .collect();
+            out.set_item("graphs", graphs)?;
+            match gd.targets() {
+                graph_core::Targets::Class {
+                    labels,
+                    num_classes,
+                    ..
+                } => {
+                    let t: Vec<i64> = labels.iter().map(|&l| i64::from(l)).collect();
+                    out.set_item("targets", numpy::PyArray1::from_vec(py, t))?;
+                    out.set_item("num_classes", *num_classes)?;
+                }
+                graph_core::Targets::Real(v) => {
+                    out.set_item("targets", numpy::PyArray1::from_vec(py, v.clone()))?;
+                    out.set_item("num_classes", py.None())?;
+                }
+            }
+            let splits = PyDict::new(py);
+            for (k, idx) in gd.splits() {
+                let v: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
+                splits.set_item(k, numpy::PyArray1::from_vec(py, v))?;
+            }
+            out.set_item("splits", splits)?;
+        }
+        graph_core::Dataset::Files(_) => {
+            return Err(DataError::new_err(format!(
+                "{name} is a tabular dataset (transactions): load it with cefedgnn or the CLI"
+            )));
+        }
+    }
+    Ok(out)
+}
+
 /// zcdp_to_approx(rho, delta) -> float
 ///
 /// ε of a ρ-zCDP mechanism at δ (Bun & Steinke 2016, Prop. 1.3: ρ + 2√(ρ ln(1/δ)), rounded up),
@@ -490,6 +579,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DataError", py.get_type::<DataError>())?;
     m.add_class::<Graph>()?;
     m.add_function(wrap_pyfunction!(read_edge_list, m)?)?;
+    m.add_function(wrap_pyfunction!(load_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(zcdp_to_approx, m)?)?;
     m.add_function(wrap_pyfunction!(gaussian_exact_eps, m)?)?;
     m.add_function(wrap_pyfunction!(tcdp_to_approx, m)?)?;

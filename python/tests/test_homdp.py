@@ -46,3 +46,28 @@ def test_bad_parameters_raise_the_documented_exceptions():
         homdp.Pattern(2, [(0, 0)])
     with pytest.raises(dpgraph.DataError):
         homdp.Pattern(2, [(0, 5)])
+
+
+def test_same_patterns_and_embedding_as_the_cli(tmp_path):
+    import json
+    import os
+    import subprocess
+
+    cli = os.environ.get("DPGRAPH_CLI")
+    if not cli:
+        pytest.skip("DPGRAPH_CLI (path of the dpgraph binary) is not set")
+    graphs = [path(n) for n in (5, 6, 7, 9)]
+    sets = {"graphs": [{"n": g.num_nodes, "edges": [[u, u + 1] for u in range(g.num_nodes - 1)]} for g in graphs]}
+    (tmp_path / "g.json").write_text(json.dumps(sets))
+    out = subprocess.run(
+        [cli, "--seed", "3", "--json", "homdp", "embed", "--graphs", str(tmp_path / "g.json"),
+         "--rho", "0.5", "--delta", "1e-6", "--num-patterns", "6", "--max-degree", "2",
+         "--out", str(tmp_path / "x.npy")],
+        check=True, capture_output=True,
+    )
+    report = json.loads(out.stdout)
+    patterns = homdp.sample_forests(6, seed=3)
+    assert [{"n": p.num_nodes, "edges": [list(e) for e in p.edges()]} for p in patterns] == report["patterns"]
+    x, g = homdp.embed(graphs, patterns, rho=0.5, delta=1e-6, degree_bound=2, seed=3)
+    assert np.array_equal(x, np.load(tmp_path / "x.npy"))
+    assert g["eps"] == report["eps"]

@@ -487,10 +487,44 @@ impl Pattern {
         self.inner.num_nodes()
     }
 
+    /// The edges as a list of (u, v) pairs.
+    fn edges(&self) -> Vec<(usize, usize)> {
+        self.inner.edges().collect()
+    }
+
     fn __repr__(&self) -> String {
-        format!("Pattern(num_nodes={})", self.inner.num_nodes())
+        format!(
+            "Pattern(num_nodes={}, edges={:?})",
+            self.inner.num_nodes(),
+            self.inner.edges().collect::<Vec<_>>()
+        )
     }
 }
+
+/// sample_forests(d, seed=None) -> list[Pattern]
+///
+/// `d` random forest patterns as the paper samples them (a uniform labelled tree with a
+/// geometric size, each edge kept independently). Patterns are public: with `seed` the stream is
+/// the CLI's (`dpgraph --seed SEED homdp embed` samples the same patterns), without it the OS
+/// CSPRNG.
+#[pyfunction]
+#[pyo3(signature = (d, seed=None))]
+fn sample_forests(d: usize, seed: Option<u64>) -> PyResult<Vec<Pattern>> {
+    use rand::SeedableRng;
+    let mut r = match seed {
+        Some(s) => rand_chacha::ChaCha20Rng::seed_from_u64(s ^ PATTERN_STREAM),
+        None => guard(dp_core::rng::os_rng)?,
+    };
+    Ok(homdp::PatternSampler::forests()
+        .sample_many(d, &mut r)
+        .into_iter()
+        .map(|inner| Pattern { inner })
+        .collect())
+}
+
+/// The pattern stream's seed offset, as in `dpgraph homdp embed` (patterns are public; the noise
+/// has its own stream).
+const PATTERN_STREAM: u64 = 0x5041_5454_4552_4e53;
 
 /// A float matrix of the Rust crates as a numpy array (the buffer moves, no copy).
 fn to_numpy<'py>(py: Python<'py>, a: ndarray016::Array2<f64>) -> Bound<'py, PyArray2<f64>> {
@@ -587,6 +621,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(perturb, m)?)?;
     m.add_function(wrap_pyfunction!(refine, m)?)?;
     m.add_class::<Pattern>()?;
+    m.add_function(wrap_pyfunction!(sample_forests, m)?)?;
     m.add_function(wrap_pyfunction!(densities, m)?)?;
     m.add_function(wrap_pyfunction!(embed, m)?)?;
     Ok(())

@@ -546,7 +546,7 @@ fn densities<'py>(
     graphs: Vec<PyRef<'py, Graph>>,
     patterns: Vec<PyRef<'py, Pattern>>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let gs: Vec<graph_core::Graph> = graphs.iter().map(|g| g.inner.clone()).collect();
+    let gs: Vec<&graph_core::Graph> = graphs.iter().map(|g| &g.inner).collect();
     let ps: Vec<homdp::Pattern> = patterns.iter().map(|p| p.inner.clone()).collect();
     let m = py.detach(|| guard(|| homdp::density_matrix(&ps, &gs)))?;
     Ok(to_numpy(py, m))

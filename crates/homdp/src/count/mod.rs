@@ -271,7 +271,8 @@ fn hom_density_exact_with(pattern: &Pattern, graph: &Graph, method: Method) -> R
 /// [`HomdpError::TooExpensive`] as in [`hom_density`].
 ///
 /// # Complexity
-/// The sum of [`hom_density`] over all pairs, spread over rayon's threads.
+/// The sum of [`hom_density`] over all pairs, spread over rayon's threads. `graphs` may hold
+/// graphs or references to them (`&[Graph]`, `&[&Graph]`): no copy is needed.
 ///
 /// # Example
 /// ```
@@ -285,11 +286,14 @@ fn hom_density_exact_with(pattern: &Pattern, graph: &Graph, method: Method) -> R
 /// assert_eq!(t.row(1).to_vec(), vec![1.0, 0.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn density_matrix(patterns: &[Pattern], graphs: &[Graph]) -> Result<Array2<f64>> {
+pub fn density_matrix<G>(patterns: &[Pattern], graphs: &[G]) -> Result<Array2<f64>>
+where
+    G: std::borrow::Borrow<Graph> + Sync,
+{
     let rows: Vec<Vec<f64>> = graphs
         .par_iter()
         .enumerate()
-        .map(|(i, g)| density_row(patterns, g, i))
+        .map(|(i, g)| density_row(patterns, g.borrow(), i))
         .collect::<Result<_>>()?;
     let d = patterns.len();
     let flat: Vec<f64> = rows.into_iter().flatten().collect();

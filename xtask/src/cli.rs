@@ -30,6 +30,20 @@ pub(crate) enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// The project's one test command: `cargo test --workspace` (extra arguments go to it), then
+    /// the Python package built by maturin into target/py-venv and its pytest suite
+    /// (python/tests). Fails when either fails, or when pytest collects no test.
+    Test {
+        /// Skip the Python part (no venv, no maturin).
+        #[arg(long)]
+        no_python: bool,
+        /// The Python interpreter that makes the venv.
+        #[arg(long, default_value = "python3")]
+        python: String,
+        /// Arguments passed to `cargo test --workspace`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// EdgeRefine end to end as a user runs it: the library, the CLI (with the binary report)
     /// and a numpy script side by side, with their ratios (`benches/numpy/edgerefine.py`).
     BenchE2e(crate::bench_e2e::E2eArgs),

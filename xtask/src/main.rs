@@ -2,7 +2,8 @@
 //!
 //! `cargo xtask <command>`: `datasets` (list / install / verify), `repro` (reproduce the
 //! experiments), `tidy` (source hygiene), `bench` (criterion benchmarks), `bench-e2e`
-//! (EdgeRefine end to end against a numpy script), `ci` (what `.ci/run` checks). `cargo xtask --help` and `cargo xtask <command> --help` list every flag (see
+//! (EdgeRefine end to end against a numpy script), `test` (`cargo test --workspace` and the
+//! Python package's pytest suite), `ci` (what `.ci/run` checks). `cargo xtask --help` and `cargo xtask <command> --help` list every flag (see
 //! [`cli`]).
 
 mod bench_e2e;
@@ -10,6 +11,7 @@ mod cli;
 mod datasets;
 mod output;
 mod plot;
+mod pytest;
 mod repro;
 mod row;
 mod tidy;
@@ -50,6 +52,17 @@ fn try_main(command: Cmd) -> Result<()> {
             run_cargo(&[&["bench", "--workspace"], &str_refs(&args)[..]].concat())
         }
         Cmd::BenchE2e(a) => bench_e2e::run(&a),
+        Cmd::Test {
+            no_python,
+            python,
+            args,
+        } => {
+            run_cargo(&[&["test", "--workspace"], &str_refs(&args)[..]].concat())?;
+            if no_python {
+                return Ok(());
+            }
+            pytest::run_suite(&python)
+        }
         Cmd::Ci => {
             run_cargo(&["fmt", "--all", "--", "--check"])?;
             run_cargo(&[

@@ -43,6 +43,7 @@ mod decode;
 mod encode;
 mod header;
 
+pub use checksum::checksum;
 pub use decode::{Report, decode_report, is_report};
 pub use encode::{encode_report, write_report};
 pub use header::{Encoding, HEADER_LEN, MAGIC, ReportFault, ReportHeader, VERSION};

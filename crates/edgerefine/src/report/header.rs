@@ -188,6 +188,18 @@ impl ReportHeader {
                 },
             ));
         }
+        // A dense body's length follows from n, so n is bounded by the file; a sparse body's
+        // only from m, so a tiny file could declare billions of nodes (and the graph built from
+        // it would allocate for each): bounded as every declared node count (graph_core::limits).
+        if encoding == Encoding::Sparse && n > graph_core::limits::declared_nodes_limit(len) {
+            return Err(fault(
+                16,
+                ReportFault::BadField {
+                    field: "n",
+                    reason: "more nodes than a sparse report of this length may declare (2^20 + 64 per byte, graph_core::limits)",
+                },
+            ));
+        }
         let m = u64_at(file, 24);
         if u128::from(m) > pairs(n) {
             return Err(fault(

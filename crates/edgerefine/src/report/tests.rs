@@ -148,13 +148,21 @@ fn a_header_claiming_2_pow_31_nodes_in_100_bytes_is_refused_without_allocating()
     let (offset, fault) = offset_of(decode_report(&bytes));
     assert_eq!(offset, 100);
     assert!(matches!(fault, ReportFault::Truncated { len: 100, .. }));
-    // Sparse with a huge m: refused at m's offset.
+    // Sparse: 2^31 nodes are more than 100 bytes may declare (graph_core::limits), refused at
+    // n's offset; with a small n and a huge m, refused at m's offset.
     bytes[12..16].copy_from_slice(&1u32.to_le_bytes());
     bytes[24..32].copy_from_slice(&(1u64 << 40).to_le_bytes());
     assert!(matches!(
         offset_of(decode_report(&bytes)),
+        (16, ReportFault::BadField { field: "n", .. })
+    ));
+    bytes[16..24].copy_from_slice(&(1u64 << 20).to_le_bytes());
+    bytes[24..32].copy_from_slice(&(1u64 << 35).to_le_bytes());
+    assert!(matches!(
+        offset_of(decode_report(&bytes)),
         (24, ReportFault::SizeMismatch { .. })
     ));
+    bytes[16..24].copy_from_slice(&n.to_le_bytes());
     // More than 2^32 nodes: a bad field.
     bytes[16..24].copy_from_slice(&((1u64 << 32) + 1).to_le_bytes());
     assert!(matches!(
@@ -186,4 +194,27 @@ fn sparse_body_out_of_order_or_range_names_the_pair() {
         offset_of(decode_report(&out)),
         (72, ReportFault::BadBody(_))
     ));
+}
+
+#[test]
+fn a_sparse_report_declaring_385m_nodes_in_72_bytes_is_refused() {
+    // Found by the report_rr fuzz target (fuzz/regressions/report_rr/): a consistent sparse
+    // report (one edge, valid checksum) whose n asked the decoder to build a graph of
+    // 385,875,014 nodes, ≈ 3 GB of offsets, from 72 bytes.
+    let g = Graph::from_edges(1000, &[(1, 2)]).unwrap();
+    let mut bytes = encode_report(&g, 1.0).unwrap();
+    assert_eq!(decode_report(&bytes).unwrap().0.encoding, Encoding::Sparse);
+    assert_eq!(bytes.len(), 72);
+    bytes[16..24].copy_from_slice(&385_875_014u64.to_le_bytes());
+    let sum = super::checksum::checksum(&bytes[..56], &bytes[64..]);
+    bytes[56..64].copy_from_slice(&sum.to_le_bytes());
+    assert!(matches!(
+        offset_of(decode_report(&bytes)),
+        (16, ReportFault::BadField { field: "n", .. })
+    ));
+    // Within the limit (2^20 + 64 per byte) a sparse report still declares isolated nodes.
+    bytes[16..24].copy_from_slice(&1_000_000u64.to_le_bytes());
+    let sum = super::checksum::checksum(&bytes[..56], &bytes[64..]);
+    bytes[56..64].copy_from_slice(&sum.to_le_bytes());
+    assert_eq!(decode_report(&bytes).unwrap().1.num_nodes(), 1_000_000);
 }

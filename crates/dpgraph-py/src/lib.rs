@@ -207,7 +207,7 @@ fn read_edge_list(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Graph> {
 /// load_dataset(name, data_dir=None) -> dict
 ///
 /// A dataset of the registry, installed under `data_dir` (default: `$DPGRAPH_DATA`, else
-/// `~/.local/share/dpgraph`; install with `dpgraph datasets install NAME`). Node datasets give
+/// `./data`, as the CLI; install with `dpgraph datasets install NAME`). Node datasets give
 /// `{"kind": "nodes", "graph", "features" (float32 n × d), "labels" (uint32), "num_classes"}`;
 /// graph collections `{"kind": "graphs", "graphs" (list of Graph), "targets" (int64 classes or
 /// float64 values), "num_classes" (None for regression), "splits" (name → int64 indices)}`.

@@ -1,4 +1,4 @@
 //! Fuzz target `amlworld_csv`: see `dpgraph_fuzz_entry::run`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("amlworld_csv", data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("amlworld_csv", data).expect("a known target"));

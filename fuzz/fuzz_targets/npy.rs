@@ -1,4 +1,4 @@
 //! Fuzz target `npy`: see `dpgraph_fuzz_entry::run`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("npy", data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("npy", data).expect("a known target"));

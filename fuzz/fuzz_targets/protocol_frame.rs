@@ -1,4 +1,4 @@
 //! Fuzz target `protocol_frame`: see `dpgraph_fuzz_entry::run`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("protocol_frame", data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("protocol_frame", data).expect("a known target"));

@@ -1,4 +1,4 @@
 //! Fuzz target `report_rr`: see `dpgraph_fuzz_entry::run`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("report_rr", data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("report_rr", data).expect("a known target"));

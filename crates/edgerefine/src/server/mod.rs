@@ -313,6 +313,55 @@ fn bins_from(
     }
 }
 
+/// What both servers decide from the per-bin counts before the selection pass: the calibrated
+/// probability `L` of each bin, `K`, the groups of bins of equal `L` with how much of each is
+/// taken per flag ([`decide`]), what the fully taken groups contribute (`got`) and how many
+/// candidates the partially taken ones still take (`take`).
+struct Selection {
+    bin_probability: Vec<f64>,
+    k_target: u64,
+    group_of_bin: Vec<usize>,
+    decision: [Vec<(u8, u64)>; 2],
+    got: [u64; 2],
+    take: [usize; 2],
+}
+
+impl Selection {
+    fn plan(params: &RefineParams, rho: f64, bin_pairs: &[u64], bin_noisy: &[u64]) -> Self {
+        let bin_probability: Vec<f64> = bin_pairs
+            .iter()
+            .zip(bin_noisy)
+            .map(|(&p, &e)| if p == 0 { 0.5 } else { e as f64 / p as f64 })
+            .collect();
+        let k_target = (params.k * params.true_edges as f64).floor() as u64;
+        let k_real_want = round_half_even(rho * k_target as f64);
+        let want = [
+            k_target - k_real_want.min(k_target),
+            k_real_want.min(k_target),
+        ];
+        let (group_of_bin, decision) = decide(&bin_probability, bin_pairs, bin_noisy, want);
+        let mut got = [0u64; 2];
+        let mut take = [0usize; 2];
+        for flag in 0..2 {
+            for d in &decision[flag] {
+                match d.0 {
+                    1 => got[flag] += d.1,
+                    2 => take[flag] += d.1 as usize,
+                    _ => {}
+                }
+            }
+        }
+        Self {
+            bin_probability,
+            k_target,
+            group_of_bin,
+            decision,
+            got,
+            take,
+        }
+    }
+}
+
 /// Groups of bins with equal `L` in descending order, and per flag how much of each is taken.
 fn decide(
     bin_probability: &[f64],
@@ -448,32 +497,17 @@ pub fn refine_tiled(
         bucket_bin,
     } = bins_from(&hist, &cum, &rank, &vals, total, params.bins);
     drop((cum, vals));
-    let bin_probability: Vec<f64> = bin_pairs
-        .iter()
-        .zip(&bin_noisy)
-        .map(|(&p, &e)| if p == 0 { 0.5 } else { e as f64 / p as f64 })
-        .collect();
     let binning_s = t1.elapsed().as_secs_f64();
 
     let t2 = Instant::now();
-    let k_target = (params.k * params.true_edges as f64).floor() as u64;
-    let k_real_want = round_half_even(rho * k_target as f64);
-    let want = [
-        k_target - k_real_want.min(k_target),
-        k_real_want.min(k_target),
-    ];
-    let (group_of_bin, decision) = decide(&bin_probability, &bin_pairs, &bin_noisy, want);
-    let mut got = [0u64; 2];
-    let mut take = [0usize; 2];
-    for flag in 0..2 {
-        for d in &decision[flag] {
-            match d.0 {
-                1 => got[flag] += d.1,
-                2 => take[flag] += d.1 as usize,
-                _ => {}
-            }
-        }
-    }
+    let Selection {
+        bin_probability,
+        k_target,
+        group_of_bin,
+        decision,
+        mut got,
+        take,
+    } = Selection::plan(params, rho, &bin_pairs, &bin_noisy);
     let inner: Vec<f64> = if bin_edges.len() >= 2 {
         bin_edges[1..bin_edges.len() - 1].to_vec()
     } else {

@@ -10,8 +10,8 @@ use graph_core::{BitAdjacency, Graph, GraphBuilder};
 use super::jaccard::{common_neighbors, pair_index};
 use super::quantile::{bin_of, dedup_edges, lerp, virtual_index};
 use super::{
-    AMBIGUOUS, BUCKETS, Cand, Meter, RefineParams, Release, TieBreak, Timings, bucket, decide,
-    jaccard, round_half_even, run_pass, splitmix64,
+    AMBIGUOUS, BUCKETS, Cand, Meter, RefineParams, Release, Selection, TieBreak, Timings, bucket,
+    jaccard, run_pass, splitmix64,
 };
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
@@ -262,35 +262,20 @@ pub(crate) fn refine_oracle_with(
     } else {
         &[]
     };
-    let bin_probability: Vec<f64> = bin_pairs
-        .iter()
-        .zip(&bin_noisy)
-        .map(|(&p, &e)| if p == 0 { 0.5 } else { e as f64 / p as f64 })
-        .collect();
     let binning_s = t1.elapsed().as_secs_f64();
 
     // Selection: groups of bins with equal L, in descending L.
     let t2 = Instant::now();
-    let k_target = (params.k * params.true_edges as f64).floor() as u64;
-    let k_real_want = round_half_even(rho * k_target as f64);
-    let want = [
-        k_target - k_real_want.min(k_target),
-        k_real_want.min(k_target),
-    ];
-    let (group_of_bin, decision) = decide(&bin_probability, &bin_pairs, &bin_noisy, want);
+    let Selection {
+        bin_probability,
+        k_target,
+        group_of_bin,
+        decision,
+        mut got,
+        take,
+    } = Selection::plan(params, rho, &bin_pairs, &bin_noisy);
     // Pass 3: the fully taken groups, and for the (at most one) partial group per flag the best
     // `take` candidates, kept in a bounded heap per chunk of rows.
-    let mut got = [0u64; 2];
-    let mut take = [0usize; 2];
-    for flag in 0..2 {
-        for d in &decision[flag] {
-            match d.0 {
-                1 => got[flag] += d.1,
-                2 => take[flag] += d.1 as usize,
-                _ => {}
-            }
-        }
-    }
     let rank = |s: f64, idx: usize| -> (u64, u64) {
         match params.tie_break {
             TieBreak::Reference => (idx as u64, 0),

@@ -3,37 +3,10 @@
 //! typed error, with the peak of live heap bytes during decoding under 100 MB (a counting global
 //! allocator; the frames are a few dozen bytes).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use cefedgnn::protocol::{ClientUpdate, FRAME_HEADER_BYTES, Message};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to `System`, only adding counters.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is passed on unchanged.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
-
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: alloc_meter::Counting = alloc_meter::Counting;
 
 #[test]
 fn frames_declaring_huge_sizes_are_refused_without_large_allocations() {
@@ -63,10 +36,7 @@ fn frames_declaring_huge_sizes_are_refused_without_large_allocations() {
     b[end - 4..].copy_from_slice(&u32::MAX.to_le_bytes());
     bombs.push(("block count", b));
     for (what, frame) in bombs {
-        let base = LIVE.load(Ordering::SeqCst);
-        PEAK.store(base, Ordering::SeqCst);
-        let r = Message::decode(&frame, 1 << 20);
-        let peak = PEAK.load(Ordering::SeqCst) - base;
+        let (r, peak) = alloc_meter::peak_during(|| Message::decode(&frame, 1 << 20));
         eprintln!("{what}: peak live heap {peak} bytes");
         assert!(r.is_err(), "{what}: decoded");
         assert!(peak < 100 << 20, "{what}: peak {peak} bytes");

@@ -3,39 +3,11 @@
 //! stated in its docs (the graph is already allocated; no packed rows on a sparse graph, so
 //! only O(tile) per tile in flight and the release), far below the `n²` bytes of all pairs.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use edgerefine::{Backend, RefineParams, TileContext, TileOptions, plan_tiles, refine_tiled};
 use graph_core::generate::erdos_renyi;
 
-/// The system allocator, counting live bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to `System`, only adding counters.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is passed on unchanged.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
-
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: alloc_meter::Counting = alloc_meter::Counting;
 
 #[test]
 fn refine_at_70k_nodes_holds_o_tile_memory() {
@@ -57,13 +29,11 @@ fn refine_at_70k_nodes_holds_o_tile_memory() {
             backend: Backend::Auto,
         };
         let tiles = plan_tiles(n, tile_rows).len();
-        let base = LIVE.load(Ordering::SeqCst);
-        PEAK.store(base, Ordering::SeqCst);
         let mut last = (0, 0);
-        let r = pool
-            .install(|| refine_tiled(&g, &params, &opts, &mut |d, t| last = (d, t)))
-            .unwrap();
-        let peak = PEAK.load(Ordering::SeqCst) - base;
+        let (r, peak) = alloc_meter::peak_during(|| {
+            pool.install(|| refine_tiled(&g, &params, &opts, &mut |d, t| last = (d, t)))
+        });
+        let r = r.unwrap();
         assert_eq!(last, (3 * tiles, 3 * tiles), "progress reaches the end");
         // The documented bound: per tile in flight (2 × threads) a histogram of
         // 16 · (2¹⁶ + 1) bytes and 5 · tile_rows bytes of sparse scratch; the degrees (4n),

@@ -2,51 +2,23 @@
 //! elements, 4·10⁹ graphs) get a typed error, and the peak of live heap bytes while each is read
 //! stays under 100 MB (a counting global allocator; the files are a few hundred bytes).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use graph_core::io::{GraphSet, parse_edge_list, parse_graph_set, read_edge_list, read_npy};
 use graph_core::loaders::{load_ogb_raw, load_tu};
 
-struct Counting;
+#[global_allocator]
+static ALLOC: alloc_meter::Counting = alloc_meter::Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
 /// Tests of this file run one at a time, so that the peak is their own.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-// SAFETY: forwards to `System`, only adding counters.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is passed on unchanged.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
 
 const LIMIT: usize = 100 << 20;
 
 /// Runs `f`, returning its result and the peak live heap bytes above the start.
 fn peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = LIVE.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
-    let out = f();
-    let p = PEAK.load(Ordering::SeqCst) - base;
+    let (out, p) = alloc_meter::peak_during(f);
     eprintln!("peak live heap: {p} bytes");
     (out, p)
 }

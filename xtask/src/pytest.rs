@@ -1,7 +1,9 @@
-//! The Python half of `cargo xtask test`: a virtual environment in `target/py-venv` (made once,
-//! with maturin, numpy, pytest, networkx and scikit-learn from PyPI), the package built into it
-//! by `maturin develop --release`, then `pytest python/tests` with `DPGRAPH_CLI` set to the debug
-//! `dpgraph` binary that `cargo test` built (for the CLI-equality tests).
+//! The Python half of `cargo xtask test`: a virtual environment in `target/py-venv` (made from
+//! `python/requirements-test.txt` — maturin, numpy, pytest, networkx, scikit-learn and the pinned
+//! Ray — and remade when that file changes), the package built into it by `maturin develop
+//! --release`, then `pytest python/tests` with `DPGRAPH_CLI` set to the debug `dpgraph` binary
+//! that `cargo test` built (for the CLI-equality tests) and `DPGRAPH_REQUIRE_RAY=1` (the Ray test
+//! fails instead of skipping when Ray is missing).
 
 use std::path::Path;
 use std::process::Command;
@@ -10,8 +12,11 @@ use anyhow::{Context, Result, bail};
 
 use crate::project_root;
 
-/// Packages of the test environment.
-const PACKAGES: [&str; 5] = ["maturin", "numpy", "pytest", "networkx", "scikit-learn"];
+/// The requirements of the test environment, relative to the project root.
+const REQUIREMENTS: &str = "python/requirements-test.txt";
+
+/// The copy of the requirements the venv was made from (remade when they differ).
+const STAMP: &str = ".dpgraph-requirements";
 
 fn run(cmd: &mut Command, what: &str) -> Result<()> {
     let status = cmd.status().with_context(|| format!("running {what}"))?;
@@ -33,17 +38,25 @@ pub(crate) fn run_suite(python: &str) -> Result<()> {
         .unwrap_or_else(|| root.join("target"));
     let venv = target.join("py-venv");
     let bin = venv.join("bin");
-    if !bin.join("maturin").exists() || !bin.join("pytest").exists() {
+    let requirements = root.join(REQUIREMENTS);
+    let wanted = std::fs::read_to_string(&requirements)
+        .with_context(|| format!("reading {}", requirements.display()))?;
+    let stamp = venv.join(STAMP);
+    let made = std::fs::read_to_string(&stamp).ok();
+    if !bin.join("maturin").exists() || made.as_deref() != Some(wanted.as_str()) {
         run(
-            Command::new(python).args(["-m", "venv"]).arg(&venv),
+            Command::new(python)
+                .args(["-m", "venv", "--clear"])
+                .arg(&venv),
             "python -m venv",
         )?;
         run(
             Command::new(bin.join("pip"))
-                .args(["install", "--quiet", "--disable-pip-version-check"])
-                .args(PACKAGES),
+                .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+                .arg(&requirements),
             "pip install",
         )?;
+        std::fs::write(&stamp, &wanted).with_context(|| format!("writing {}", stamp.display()))?;
     }
     let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
@@ -65,5 +78,6 @@ pub(crate) fn run_suite(python: &str) -> Result<()> {
     if cli.exists() {
         pytest.env("DPGRAPH_CLI", &cli);
     }
+    pytest.env("DPGRAPH_REQUIRE_RAY", "1");
     run(&mut pytest, "pytest python/tests")
 }

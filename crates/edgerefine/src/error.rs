@@ -49,6 +49,10 @@ pub enum EdgeRefineError {
         /// What is wrong.
         fault: crate::report::ReportFault,
     },
+    /// Tile results that do not fit the coordinator of a tiled refine (see
+    /// [`crate::TiledRefine`]): out of order, of another plan, or counts that do not add up.
+    #[error("tiled refine: {0}")]
+    Tiles(String),
     /// A privacy error from dp-core.
     #[error(transparent)]
     Dp(#[from] dp_core::Error),

@@ -17,5 +17,6 @@ pub use estimate::{EdgeEstimate, estimate_edges};
 pub use server::{
     ALL_PAIRS_MAX_NODES, Backend, DEFAULT_TILE_ROWS, MAX_NODES, RankBuckets, RefineParams, Release,
     SelectionPlan, TieBreak, Tile, TileContext, TileHistogram, TileOptions, TileSelection,
-    TileValues, Timings, plan_tiles, refine, refine_all_pairs, refine_tiled, refine_with_progress,
+    TileValues, TiledRefine, Timings, plan_tiles, refine, refine_all_pairs, refine_tiled,
+    refine_with_progress,
 };

@@ -1,9 +1,26 @@
-"""EdgeRefine: the data owner's randomized response and the server's refinement."""
+"""EdgeRefine: the data owner's randomized response, the server's refinement (in one process or
+on a Ray cluster), the baselines of the paper's evaluation, and the binary report files."""
 
 from . import _native
+from ._native import TiledRefine, TileWorker, read_report, report_header, tile_count
 from .graph import as_graph
 
-__all__ = ["perturb", "refine"]
+__all__ = [
+    "BASELINES",
+    "TileWorker",
+    "TiledRefine",
+    "baseline",
+    "perturb",
+    "read_report",
+    "refine",
+    "refine_distributed",
+    "report_header",
+    "tile_count",
+    "write_report",
+]
+
+#: The methods :func:`baseline` knows.
+BASELINES = ("rr", "symrr", "blink-hard", "blink-soft", "blink-hybrid", "ldpgen", "dprr")
 
 
 def perturb(graph, eps, seed=None):
@@ -24,3 +41,78 @@ def refine(noisy, eps, k=0.01, true_edges=None, bins=10, tie_break="default", se
     refine``. Releases the GIL.
     """
     return _native.refine(as_graph(noisy), eps, k, true_edges, bins, tie_break, seed)
+
+
+def baseline(graph, method, eps, seed=None):
+    """A baseline of the paper's evaluation on the true graph (it simulates every user).
+
+    ``method`` is one of :data:`BASELINES`: ``"rr"`` (both endpoints report, OR-symmetrised),
+    ``"symrr"`` (each pair once), ``"blink-hard"`` / ``"blink-soft"`` / ``"blink-hybrid"``
+    (Zhu et al. CCS 2023), ``"ldpgen"`` (Qin et al. CCS 2017) or ``"dprr"``. Returns ``(graph,
+    info)``: ``info`` has ``name``, ``variant`` (the exact variant and its parameters),
+    ``eps`` (per-user edge LDP), ``eps_edge`` (edge DP of the whole release: 2ε when both
+    endpoints report on a pair) and ``weights`` (float32 per edge of ``graph.to_edge_index()``'s
+    undirected edges in (u, v), u < v order, weighted variants only, else ``None``). Without
+    ``seed`` the noise comes from the OS CSPRNG. Raises :class:`dpgraph.InvalidParameter` for
+    an unknown method or a bad ε. Releases the GIL.
+    """
+    return _native.baseline(as_graph(graph), method, eps, seed)
+
+
+def write_report(noisy, eps, path):
+    """Writes the noisy graph as a binary report (``.rr``: a checked 64-byte header, then the
+    bit-packed upper triangle or sorted pairs, whichever is smaller) atomically, as ``dpgraph
+    edgerefine perturb --out x.rr`` does; returns the header as a dict. Releases the GIL."""
+    return _native.write_report(as_graph(noisy), eps, str(path))
+
+
+def refine_distributed(
+    report_path,
+    k=0.01,
+    true_edges=None,
+    bins=10,
+    tie_break="default",
+    seed=None,
+    *,
+    address=None,
+    num_workers=None,
+    threads_per_worker=1,
+    tile_rows=1024,
+    backend="auto",
+    tasks_per_worker=4,
+):
+    """:func:`refine` of the noisy graph in the report ``report_path`` (``.rr``), its tiles run
+    on a Ray cluster. The release is byte-identical to ``refine(read_report(report_path)[0],
+    eps, ...)`` with the same arguments (ε is the report's).
+
+    The report's bytes go into Ray's object store once; each of ``num_workers`` actors
+    (default: the cluster's CPUs / ``threads_per_worker``) decodes it once and keeps the packed
+    rows; the three passes of the tiled server run as waves of tasks (``tasks_per_worker``
+    chunks of tiles of ``tile_rows`` rows per worker and pass), merged here by a
+    :class:`TiledRefine`. Uses the Ray instance already initialised in this process, else
+    connects to ``address`` (``None``: starts a local one, shut down at the end).
+
+    Returns ``(graph, info)`` as :func:`refine`, with ``info`` also holding ``tiles``,
+    ``workers`` and ``pass_seconds``. Needs the ``ray`` extra (``pip install
+    'dpgraph[ray]'``); raises :class:`ImportError` naming it otherwise.
+    """
+    try:
+        from . import _ray
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "refine_distributed needs Ray: pip install 'dpgraph[ray]' (or ray==2.60.0)"
+        ) from e
+    return _ray.refine_distributed(
+        str(report_path),
+        k=k,
+        true_edges=true_edges,
+        bins=bins,
+        tie_break=tie_break,
+        seed=seed,
+        address=address,
+        num_workers=num_workers,
+        threads_per_worker=threads_per_worker,
+        tile_rows=tile_rows,
+        backend=backend,
+        tasks_per_worker=tasks_per_worker,
+    )

@@ -1,9 +1,12 @@
 //! The server's side: Jaccard similarity on the noisy graph, quantile calibration, and
 //! deterministic top-K selection of the released edges.
 
+mod coordinate;
 mod jaccard;
 mod quantile;
 mod tiled;
+
+pub use coordinate::TiledRefine;
 
 pub use tiled::{
     Backend, RankBuckets, SelectionPlan, Tile, TileContext, TileHistogram, TileSelection,
@@ -12,9 +15,9 @@ pub use tiled::{
 
 use std::time::Instant;
 
-use graph_core::{Graph, GraphBuilder};
+use graph_core::Graph;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
@@ -30,7 +33,7 @@ pub const DEFAULT_TILE_ROWS: usize = 1024;
 const BUCKETS: usize = 1 << 16;
 
 /// How candidates with equal calibrated probability are ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TieBreak {
     /// By Jaccard similarity (descending), then a seeded pseudo-random order. Does not collapse
@@ -148,6 +151,22 @@ fn bucket(j: f64) -> usize {
     } else {
         1 + ((j * BUCKETS as f64) as usize).min(BUCKETS - 1)
     }
+}
+
+/// The number of pairs `n(n−1)/2` of a graph of `n` nodes.
+///
+/// # Errors
+/// [`EdgeRefineError::InvalidParam`] for fewer than two nodes (no pair to refine).
+fn pair_count(n: usize) -> Result<u64> {
+    let total = (n as u64) * (n as u64).saturating_sub(1) / 2;
+    if total == 0 {
+        return Err(EdgeRefineError::InvalidParam {
+            name: "n",
+            value: n as f64,
+            reason: "the graph needs at least two nodes",
+        });
+    }
+    Ok(total)
 }
 
 /// Marks a bucket whose values must be binned one by one.
@@ -442,11 +461,7 @@ pub fn refine_tiled(
     options: &TileOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Release> {
-    params.validate()?;
     let n = noisy.num_nodes();
-    if n > MAX_NODES {
-        return Err(EdgeRefineError::TooLarge { n, max: MAX_NODES });
-    }
     if options.tile_rows == 0 {
         return Err(EdgeRefineError::InvalidParam {
             name: "tile_rows",
@@ -454,16 +469,7 @@ pub fn refine_tiled(
             reason: "must be at least 1",
         });
     }
-    let rho = keep_probability(params.eps)?;
-    let total = (n as u64) * (n as u64).saturating_sub(1) / 2;
-    if total == 0 {
-        return Err(EdgeRefineError::InvalidParam {
-            name: "n",
-            value: n as f64,
-            reason: "the graph needs at least two nodes",
-        });
-    }
-
+    let mut coordinator = TiledRefine::new(n, params)?;
     let t0 = Instant::now();
     let ctx = TileContext::new(noisy, options.backend);
     let tiles = plan_tiles(n, options.tile_rows);
@@ -479,10 +485,9 @@ pub fn refine_tiled(
         |t| t.histogram(&ctx),
         |h| hist.merge(&h),
     );
-    let (cum, rank) = rank_buckets(&hist, total, params.bins);
-    let mut vals = TileValues {
-        values: vec![Default::default(); rank.buckets.len()],
-    };
+    let rank = coordinator.rank_buckets(&hist)?;
+    drop(hist);
+    let mut vals = TileValues::empty(&rank);
     run_pass(
         &tiles,
         &mut meter,
@@ -490,57 +495,11 @@ pub fn refine_tiled(
         |t| t.values(&ctx, &rank),
         |v| vals.merge(v),
     );
-    let Bins {
-        edges: bin_edges,
-        pairs: bin_pairs,
-        noisy: bin_noisy,
-        bucket_bin,
-    } = bins_from(&hist, &cum, &rank, &vals, total, params.bins);
-    drop((cum, vals));
+    let plan = coordinator.selection_plan(&vals)?;
+    drop(vals);
     let binning_s = t1.elapsed().as_secs_f64();
 
     let t2 = Instant::now();
-    let Selection {
-        bin_probability,
-        k_target,
-        group_of_bin,
-        decision,
-        mut got,
-        take,
-    } = Selection::plan(params, rho, &bin_pairs, &bin_noisy);
-    let inner: Vec<f64> = if bin_edges.len() >= 2 {
-        bin_edges[1..bin_edges.len() - 1].to_vec()
-    } else {
-        Vec::new()
-    };
-    let mut plan = SelectionPlan {
-        n,
-        inner,
-        bucket_bin,
-        group_of_bin,
-        decision,
-        take,
-        tie_break: params.tie_break,
-        seed: params.seed,
-        zeros: true,
-    };
-    // Whether pass 3 must visit the non-edges of similarity 0 (bucket 0): not when their group
-    // is not taken, nor when the default order (similarity first) fills the partial take with
-    // non-edges of positive similarity of the same group.
-    let g0 = plan.group_of_bin[plan.bin(0.0)];
-    let zero_non_edges = hist.pairs[0] - hist.noisy[0];
-    plan.zeros = match plan.decision[0][g0] {
-        (0, _) => false,
-        (2, partial) if params.tie_break == TieBreak::Default => {
-            let in_group: u64 = (0..bin_pairs.len())
-                .filter(|&b| plan.group_of_bin[b] == g0)
-                .map(|b| bin_pairs[b] - bin_noisy[b])
-                .sum();
-            in_group - zero_non_edges < partial
-        }
-        _ => true,
-    };
-    drop(hist);
     let mut sel: Option<TileSelection> = None;
     run_pass(
         &tiles,
@@ -553,40 +512,13 @@ pub fn refine_tiled(
         },
     );
     drop(ctx);
-    let mut edges: Vec<(u32, u32)> = Vec::new();
-    if let Some(sel) = sel {
-        edges = sel.taken;
-        for (flag, heap) in sel.best.into_iter().enumerate() {
-            let mut c = heap.into_vec();
-            c.sort_unstable();
-            let t = take[flag].min(c.len());
-            edges.extend(c[..t].iter().map(|x| (x.1, x.2)));
-            got[flag] += t as u64;
-        }
-    }
-    let mut b = GraphBuilder::new(n)?;
-    b.reserve(edges.len());
-    for (u, v) in edges {
-        b.add_edge(u, v)?;
-    }
-    let graph = b.build()?;
-    let select_s = t2.elapsed().as_secs_f64();
-    Ok(Release {
-        graph,
-        k_target,
-        k_real: got[1],
-        k_fake: got[0],
-        rho,
-        bin_edges,
-        bin_probability,
-        bin_pairs,
-        bin_noisy_edges: bin_noisy,
-        timings: Timings {
-            jaccard_s,
-            binning_s,
-            select_s,
-        },
-    })
+    let mut release = coordinator.finish(sel)?;
+    release.timings = Timings {
+        jaccard_s,
+        binning_s,
+        select_s: t2.elapsed().as_secs_f64(),
+    };
+    Ok(release)
 }
 
 /// Refines a noisy graph into a sparse release (the EdgeRefine server): up to

@@ -227,14 +227,7 @@ pub(crate) fn refine_oracle_with(
         });
     }
     let rho = keep_probability(params.eps)?;
-    let total = (n as u64) * (n as u64).saturating_sub(1) / 2;
-    if total == 0 {
-        return Err(EdgeRefineError::InvalidParam {
-            name: "n",
-            value: n as f64,
-            reason: "the graph needs at least two nodes",
-        });
-    }
+    let total = super::pair_count(n)?;
 
     let t0 = Instant::now();
     let mut meter = Meter::new(progress, 4 * total as usize);

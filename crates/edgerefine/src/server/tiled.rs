@@ -9,8 +9,11 @@
 //! into the same value. [`super::refine_tiled`] runs the passes on the local threads; a cluster
 //! can run the same tiles elsewhere.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
 
 use graph_core::{BitAdjacency, Graph};
 
@@ -36,7 +39,7 @@ pub enum Backend {
 /// rows for the dense backend.
 #[derive(Debug)]
 pub struct TileContext<'a> {
-    graph: &'a Graph,
+    graph: Cow<'a, Graph>,
     degree: Vec<u32>,
     bits: Option<BitAdjacency>,
 }
@@ -48,6 +51,19 @@ impl<'a> TileContext<'a> {
     /// O(n + m); memory `n²/8` bytes of packed rows when the backend is dense, `4n` bytes of
     /// degrees otherwise.
     pub fn new(graph: &'a Graph, backend: Backend) -> Self {
+        Self::with(Cow::Borrowed(graph), backend)
+    }
+
+    /// [`TileContext::new`] owning its graph: for a worker that keeps the context between
+    /// calls (a process of a cluster).
+    ///
+    /// # Complexity
+    /// As [`TileContext::new`].
+    pub fn owned(graph: Graph, backend: Backend) -> TileContext<'static> {
+        TileContext::with(Cow::Owned(graph), backend)
+    }
+
+    fn with(graph: Cow<'a, Graph>, backend: Backend) -> Self {
         let n = graph.num_nodes();
         let degree: Vec<u32> = graph.degrees().map(|d| d as u32).collect();
         let dense = match backend {
@@ -62,9 +78,9 @@ impl<'a> TileContext<'a> {
             }
         };
         Self {
+            bits: dense.then(|| graph.bit_adjacency()),
             graph,
             degree,
-            bits: dense.then(|| graph.bit_adjacency()),
         }
     }
 
@@ -81,7 +97,7 @@ impl<'a> TileContext<'a> {
 
 /// A block of the strict upper triangle of the pair space: the pairs `(i, j)` with `i ∈ rows`,
 /// `j ∈ cols` and `i < j`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Tile {
     /// Row range.
     pub rows: Range<usize>,
@@ -155,7 +171,7 @@ impl Tile {
         // Sparse: per row, common neighbours by wedges i–w–j, then the row's edges.
         const EDGE: u8 = 1;
         const SEEN: u8 = 2;
-        let g = ctx.graph;
+        let g: &Graph = &ctx.graph;
         let mut acc = vec![0u32; width];
         let mut mark = vec![0u8; width];
         let mut touched: Vec<usize> = Vec::new();
@@ -238,9 +254,7 @@ impl Tile {
     /// As [`Tile::histogram`], plus the distinct values found.
     pub fn values(&self, ctx: &TileContext<'_>, rank: &RankBuckets) -> TileValues {
         let need = &rank.buckets;
-        let mut v = TileValues {
-            values: vec![BTreeMap::new(); need.len()],
-        };
+        let mut v = TileValues::empty(rank);
         let zeros = self.visit(ctx, false, |_, _, s, e| {
             if let Ok(k) = need.binary_search(&bucket(s)) {
                 let c = v.values[k].entry(s.to_bits()).or_default();
@@ -286,7 +300,7 @@ impl Tile {
 }
 
 /// Per-bucket pairs and noisy edges of a set of pairs (one tile, or merged tiles).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TileHistogram {
     /// Pairs per bucket (bucket 0 holds similarity 0).
     pub pairs: Vec<u64>,
@@ -318,18 +332,25 @@ impl TileHistogram {
 
 /// The buckets that hold an order statistic of the quantile bins (sorted), decided from the
 /// merged histogram: the input of pass 2.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RankBuckets {
     pub(super) buckets: Vec<usize>,
 }
 
 /// The distinct values of the rank buckets: per bucket, value bits → (pairs, noisy edges).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TileValues {
     pub(super) values: Vec<BTreeMap<u64, (u64, u64)>>,
 }
 
 impl TileValues {
+    /// The values of no pairs, for the buckets of `rank` (the start of a merge).
+    pub fn empty(rank: &RankBuckets) -> Self {
+        Self {
+            values: vec![BTreeMap::new(); rank.buckets.len()],
+        }
+    }
+
     /// Adds `other`'s counts (both computed for the same [`RankBuckets`]).
     pub fn merge(&mut self, other: TileValues) {
         for (x, y) in self.values.iter_mut().zip(other.values) {
@@ -345,7 +366,7 @@ impl TileValues {
 /// What pass 3 takes, decided from the merged results of passes 1 and 2: the bin of every
 /// bucket, the groups of bins with equal calibrated probability and per flag (noisy non-edge,
 /// noisy edge) whether a group is taken fully, partly or not at all.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SelectionPlan {
     pub(super) n: usize,
     pub(super) inner: Vec<f64>,
@@ -361,6 +382,50 @@ pub struct SelectionPlan {
 }
 
 impl SelectionPlan {
+    /// Checks that the plan fits a graph of `n` nodes and is consistent (as
+    /// [`crate::TiledRefine::selection_plan`] makes it): for a plan received from elsewhere
+    /// before [`Tile::select`] runs with it.
+    ///
+    /// # Errors
+    /// [`crate::EdgeRefineError::Tiles`] naming the first inconsistency.
+    pub fn check(&self, n: usize) -> crate::Result<()> {
+        let fault = |reason: String| Err(crate::EdgeRefineError::Tiles(reason));
+        if self.n != n {
+            return fault(format!("a plan for {} nodes, the graph has {n}", self.n));
+        }
+        if self.bucket_bin.len() != BUCKETS + 1 {
+            return fault(format!("a plan with {} buckets", self.bucket_bin.len()));
+        }
+        if self.inner.iter().any(|e| !e.is_finite()) || !self.inner.is_sorted() {
+            return fault("the plan's bin edges are not finite and sorted".into());
+        }
+        let bins = self.inner.len() + 1;
+        if self
+            .bucket_bin
+            .iter()
+            .any(|&b| b != AMBIGUOUS && usize::from(b) >= bins)
+        {
+            return fault("a bucket of the plan in no bin".into());
+        }
+        let groups = self.decision[0].len();
+        if self.group_of_bin.len() != bins
+            || self.decision[1].len() != groups
+            || self.group_of_bin.iter().any(|&g| g >= groups)
+        {
+            return fault("the plan's groups do not match its bins".into());
+        }
+        for (flag, d) in self.decision.iter().enumerate() {
+            if d.iter().any(|&(kind, _)| kind > 2) {
+                return fault("an unknown decision in the plan".into());
+            }
+            let partial: u64 = d.iter().filter(|x| x.0 == 2).map(|x| x.1).sum();
+            if partial != self.take[flag] as u64 {
+                return fault("the plan's take does not match its decisions".into());
+            }
+        }
+        Ok(())
+    }
+
     /// Bin of similarity `s`.
     #[inline]
     pub(super) fn bin(&self, s: f64) -> usize {
@@ -388,9 +453,9 @@ impl SelectionPlan {
 
 /// Pass 3's result: pairs of fully taken groups, and per flag the best candidates of the
 /// partially taken group (a bounded max-heap of at most `take` entries).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TileSelection {
-    take: [usize; 2],
+    pub(super) take: [usize; 2],
     pub(super) taken: Vec<(u32, u32)>,
     pub(super) best: [std::collections::BinaryHeap<Cand>; 2],
 }

@@ -1,0 +1,199 @@
+//! `dpgraph.graph`: the Graph class, edge-list files and the datasets of the registry.
+
+use numpy::{PyArray2, PyReadonlyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::error::{DataError, guard};
+
+/// An undirected graph (CSR, node ids `0..num_nodes`).
+///
+/// Built from a PyTorch Geometric style `edge_index` (a 2 × E int64 array; an undirected edge
+/// may appear once or in both directions), it keeps each undirected edge once.
+#[pyclass(frozen, module = "dpgraph")]
+pub(crate) struct Graph {
+    pub(crate) inner: graph_core::Graph,
+}
+
+#[pymethods]
+impl Graph {
+    /// Graph(edge_index, num_nodes=None)
+    ///
+    /// `edge_index`: 2 × E integer array (both directions of an edge allowed, duplicates merged).
+    /// `num_nodes`: node count (default: largest id + 1). Raises `DataError` on self-loops,
+    /// negative or out-of-range ids, or a wrong shape.
+    #[new]
+    #[pyo3(signature = (edge_index, num_nodes=None))]
+    fn new(edge_index: PyReadonlyArray2<'_, i64>, num_nodes: Option<usize>) -> PyResult<Self> {
+        let a = edge_index.as_array();
+        if a.nrows() != 2 {
+            return Err(DataError::new_err(format!(
+                "edge_index must have shape (2, E), got {:?}",
+                a.shape()
+            )));
+        }
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(a.ncols());
+        let mut max_id: i64 = -1;
+        for k in 0..a.ncols() {
+            let (u, v) = (a[[0, k]], a[[1, k]]);
+            if u < 0 || v < 0 || u > i64::from(u32::MAX) || v > i64::from(u32::MAX) {
+                return Err(DataError::new_err(format!(
+                    "edge {k}: node id out of range ({u}, {v})"
+                )));
+            }
+            if u == v {
+                return Err(DataError::new_err(format!(
+                    "edge {k}: self-loop on node {u}"
+                )));
+            }
+            max_id = max_id.max(u).max(v);
+            edges.push(((u.min(v)) as u32, (u.max(v)) as u32));
+        }
+        edges.sort_unstable();
+        edges.dedup();
+        let n = num_nodes.unwrap_or((max_id + 1) as usize);
+        if (max_id + 1) as usize > n {
+            return Err(DataError::new_err(format!(
+                "node id {max_id} out of range 0..{n}"
+            )));
+        }
+        let inner = guard(|| graph_core::Graph::from_edges(n, &edges))?;
+        Ok(Self { inner })
+    }
+
+    /// Number of nodes.
+    #[getter]
+    fn num_nodes(&self) -> usize {
+        self.inner.num_nodes()
+    }
+
+    /// Number of undirected edges.
+    #[getter]
+    fn num_edges(&self) -> usize {
+        self.inner.num_edges()
+    }
+
+    /// The edges as a 2 × 2m int64 array with both directions of every edge (PyG's convention
+    /// for undirected graphs), sorted by (source, target).
+    fn to_edge_index<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i64>> {
+        let mut pairs: Vec<(i64, i64)> = self
+            .inner
+            .edges()
+            .flat_map(|(u, v)| [(i64::from(u), i64::from(v)), (i64::from(v), i64::from(u))])
+            .collect();
+        pairs.sort_unstable();
+        let mut flat = Vec::with_capacity(2 * pairs.len());
+        flat.extend(pairs.iter().map(|p| p.0));
+        flat.extend(pairs.iter().map(|p| p.1));
+        numpy::ndarray::Array2::from_shape_vec((2, pairs.len()), flat)
+            .map(|a| PyArray2::from_owned_array(py, a))
+            .expect("2 × len values")
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Graph(num_nodes={}, num_edges={})",
+            self.inner.num_nodes(),
+            self.inner.num_edges()
+        )
+    }
+}
+
+/// read_edge_list(path) -> Graph
+///
+/// Reads dpgraph's edge-list format (`# nodes N`, then `u v` lines; `.gz` transparent). Raises
+/// `DataError` naming the file and line on malformed input.
+#[pyfunction]
+pub(crate) fn read_edge_list(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Graph> {
+    let inner = py.detach(|| guard(|| graph_core::io::read_edge_list(&path)))?;
+    Ok(Graph { inner })
+}
+
+/// load_dataset(name, data_dir=None) -> dict
+///
+/// A dataset of the registry, installed under `data_dir` (default: `$DPGRAPH_DATA`, else
+/// `./data`, as the CLI; install with `dpgraph datasets install NAME`). Node datasets give
+/// `{"kind": "nodes", "graph", "features" (float32 n × d), "labels" (uint32), "num_classes"}`;
+/// graph collections `{"kind": "graphs", "graphs" (list of Graph), "targets" (int64 classes or
+/// float64 values), "num_classes" (None for regression), "splits" (name → int64 indices)}`.
+/// Raises `DataError` for an unknown or uninstalled dataset. Releases the GIL while loading.
+#[pyfunction]
+#[pyo3(signature = (name, data_dir=None))]
+pub(crate) fn load_dataset<'py>(
+    py: Python<'py>,
+    name: &str,
+    data_dir: Option<std::path::PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dir = data_dir.unwrap_or_else(graph_core::registry::data_dir);
+    let ds = py.detach(|| {
+        guard(|| {
+            let spec = graph_core::Registry::embedded().get(name)?;
+            if !spec.is_installed(&dir) {
+                return Err(graph_core::GraphError::Registry(format!(
+                    "{name} is not installed in {} (install it with `dpgraph datasets install {name}`)",
+                    dir.display()
+                )));
+            }
+            spec.load(&dir)
+        })
+    })?;
+    let out = PyDict::new(py);
+    out.set_item("name", name)?;
+    match ds {
+        graph_core::Dataset::Nodes(nd) => {
+            let f = nd.features();
+            let (r, c) = f.dim();
+            let feats = numpy::ndarray::Array2::from_shape_vec((r, c), f.iter().copied().collect())
+                .expect("r × c features");
+            out.set_item("kind", "nodes")?;
+            out.set_item(
+                "graph",
+                Graph {
+                    inner: nd.graph().clone(),
+                },
+            )?;
+            out.set_item("features", PyArray2::from_owned_array(py, feats))?;
+            out.set_item(
+                "labels",
+                numpy::PyArray1::from_vec(py, nd.labels().to_vec()),
+            )?;
+            out.set_item("num_classes", nd.num_classes())?;
+        }
+        graph_core::Dataset::Graphs(gd) => {
+            out.set_item("kind", "graphs")?;
+            let graphs: Vec<Graph> = gd
+                .graphs()
+                .iter()
+                .map(|g| Graph { inner: g.clone() })
+                .collect();
+            out.set_item("graphs", graphs)?;
+            match gd.targets() {
+                graph_core::Targets::Class {
+                    labels,
+                    num_classes,
+                    ..
+                } => {
+                    let t: Vec<i64> = labels.iter().map(|&l| i64::from(l)).collect();
+                    out.set_item("targets", numpy::PyArray1::from_vec(py, t))?;
+                    out.set_item("num_classes", *num_classes)?;
+                }
+                graph_core::Targets::Real(v) => {
+                    out.set_item("targets", numpy::PyArray1::from_vec(py, v.clone()))?;
+                    out.set_item("num_classes", py.None())?;
+                }
+            }
+            let splits = PyDict::new(py);
+            for (k, idx) in gd.splits() {
+                let v: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
+                splits.set_item(k, numpy::PyArray1::from_vec(py, v))?;
+            }
+            out.set_item("splits", splits)?;
+        }
+        graph_core::Dataset::Files(_) => {
+            return Err(DataError::new_err(format!(
+                "{name} is a tabular dataset (transactions): load it with cefedgnn or the CLI"
+            )));
+        }
+    }
+    Ok(out)
+}

@@ -22,6 +22,14 @@ pub(crate) enum Command {
     /// Reproduce the experiments into target/repro (CSV, JSON, Markdown, SVG) and compare
     /// them with the committed reference results in results/.
     Repro(ReproArgs),
+    /// Redraw the plots of a results folder from its tables (JSON) and write its report page
+    /// `<dir>/index.html` (no experiment is rerun); `--dir results` redraws the committed
+    /// reference results.
+    Report {
+        /// The results folder (a `repro --out` folder, or `results`).
+        #[arg(long, default_value = "target/repro")]
+        dir: std::path::PathBuf,
+    },
     /// Source hygiene: every .rs starts with //!, no todo!/unimplemented!/dbg!.
     Tidy,
     /// Run the criterion benchmarks (release); extra arguments go to `cargo bench`.

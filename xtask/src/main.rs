@@ -1,7 +1,7 @@
 //! Project automation. See <https://github.com/matklad/cargo-xtask/>.
 //!
 //! `cargo xtask <command>`: `datasets` (list / install / verify), `repro` (reproduce the
-//! experiments), `tidy` (source hygiene), `bench` (criterion benchmarks), `bench-e2e`
+//! experiments), `report` (redraw a results folder's plots and its report page), `tidy` (source hygiene), `bench` (criterion benchmarks), `bench-e2e`
 //! (EdgeRefine end to end against a numpy script), `test` (`cargo test --workspace` and the
 //! Python package's pytest suite), `ci` (what `.ci/run` checks). `cargo xtask --help` and `cargo xtask <command> --help` list every flag (see
 //! [`cli`]).
@@ -9,9 +9,11 @@
 mod bench_e2e;
 mod cli;
 mod datasets;
+mod figures;
 mod output;
 mod plot;
 mod pytest;
+mod report;
 mod repro;
 mod row;
 mod tidy;
@@ -36,6 +38,22 @@ fn try_main(command: Cmd) -> Result<()> {
     match command {
         Cmd::Datasets(c) => datasets::run(c),
         Cmd::Repro(args) => repro::run(args),
+        Cmd::Report { dir } => {
+            let dir = if dir.is_absolute() {
+                dir
+            } else {
+                project_root().join(dir)
+            };
+            for e in report::EXPERIMENTS {
+                let sub = dir.join(e);
+                if sub.is_dir() {
+                    let files = figures::draw(e, &sub)?;
+                    println!("{e}: {} plot file(s) drawn", files.len());
+                }
+            }
+            println!("wrote {}", report::write(&dir)?.display());
+            Ok(())
+        }
         Cmd::Tidy => {
             let problems = tidy::check(&project_root())?;
             if problems.is_empty() {

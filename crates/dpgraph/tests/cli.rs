@@ -2,10 +2,13 @@
 
 use std::process::Command;
 
+/// Runs the CLI with its own data directory and no dataset mirror from the caller's
+/// environment (a mirror would install what these tests expect to be refused).
 fn dpgraph(args: &[&str], data: &std::path::Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_dpgraph"))
         .args(args)
         .env("DPGRAPH_DATA", data)
+        .env_remove("DPGRAPH_MIRROR")
         .output()
         .expect("run dpgraph")
 }

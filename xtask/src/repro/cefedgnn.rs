@@ -16,8 +16,7 @@ use graph_core::{NodeDataset, Registry};
 use serde_json::json;
 
 use super::{Ctx, Effort};
-use crate::output::{Table, write};
-use crate::plot::{Scale, Series, line_plot};
+use crate::output::Table;
 
 const METHODS_TITLE: &str =
     "CE-FedGNN vs. baselines and ablations (test F1: illicit class for AML, macro for citation)";
@@ -38,16 +37,12 @@ const METHODS_NOTES: [&str; 7] = [
 
 const LOCAL_STEPS_NOTE: &str = "embedding_bytes_per_step = embedding bytes (up + down, all clients) per exchange / K: one exchange of the same rows follows every K local steps (the one-off bootstrap exchange of round 0 is excluded); embedding_vs_every_step divides it by the K = 1 value and must not exceed one_over_k.";
 
-/// The rows of the three tables and the points of the two plots, over all settings.
+/// The rows of the three tables over all settings.
 #[derive(Default)]
 struct Results {
     methods: Vec<MethodRow>,
     local_steps: Vec<LocalStepsRow>,
     privacy: Vec<PrivacyRow>,
-    /// F1 over K per primary setting.
-    k_series: Vec<Series>,
-    /// ε(p) over σ₀ per setting.
-    eps_series: Vec<Series>,
 }
 
 /// The citation datasets of `plan` that are installed, each loaded once; a note per plan entry
@@ -86,18 +81,8 @@ fn run_settings(
         eprintln!("[{:.0}s] {}", clock.elapsed().as_secs_f64(), s.label);
         res.methods.extend(methods_table(plan, s, &mut runs)?);
         let ks = local_steps_table(plan, s, &mut runs)?;
-        if !ks.is_empty() {
-            res.k_series.push(Series {
-                name: s.label.clone(),
-                points: ks.iter().map(|r| (f64::from(r.k), r.f1_mean)).collect(),
-            });
-        }
         res.local_steps.extend(ks);
         let ps = privacy_table(plan, s, &mut runs)?;
-        res.eps_series.push(Series {
-            name: s.label.clone(),
-            points: ps.iter().map(|r| (r.sigma0, r.eps_p_rdp)).collect(),
-        });
         res.privacy.extend(ps);
     }
     Ok((res, runs))
@@ -115,27 +100,6 @@ fn meta(ctx: &Ctx, plan: &Plan) -> serde_json::Map<String, serde_json::Value> {
         json!("citation 20/20/60, AML 60/20/20, random per task"),
     );
     m
-}
-
-fn write_plots(dir: &std::path::Path, res: &Results) -> Result<()> {
-    let f1 = line_plot(
-        "CE-FedGNN F1 over local steps K",
-        "K",
-        "test F1 (mean over clients)",
-        Scale::Log,
-        Scale::Linear,
-        &res.k_series,
-    );
-    write(dir, "f1_over_k.svg", f1.as_bytes())?;
-    let eps = line_plot(
-        "ε(p) of the boundary releases over σ₀",
-        "σ₀",
-        "ε(p)",
-        Scale::Linear,
-        Scale::Log,
-        &res.eps_series,
-    );
-    write(dir, "eps_over_sigma0.svg", eps.as_bytes())
 }
 
 pub(crate) fn run(ctx: &Ctx) -> Result<()> {
@@ -167,7 +131,6 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     main.write(&dir, "methods")?;
     k_table.write(&dir, "local_steps")?;
     eps_table.write(&dir, "privacy")?;
-    write_plots(&dir, &res)?;
     println!(
         "{}\n{}\n{}",
         main.markdown(),

@@ -17,7 +17,7 @@ use edgerefine::paper::node::{
     AccuracyRow, AtCap, Chunk, NodeAcc, NodeGrid, NodeRows, PubiRow, ReleaseRow, Slot,
 };
 use edgerefine::paper::{
-    Curve, DENSE_EDGES, DatasetPlan, Plan, VERY_DENSE_EDGES, blink, edge_count, mutag, rae,
+    DENSE_EDGES, DatasetPlan, Plan, VERY_DENSE_EDGES, blink, edge_count, mutag, rae,
 };
 use graph_core::registry::{Dataset, data_dir};
 use graph_core::{GraphDataset, NodeDataset, Registry};
@@ -25,7 +25,6 @@ use serde_json::json;
 
 use super::{Ctx, Effort};
 use crate::output::{Table, write};
-use crate::plot::{Scale, Series, line_plot};
 
 /// The parts `--parts` can select.
 const PARTS: [&str; 8] = [
@@ -157,26 +156,6 @@ fn graph_dataset(name: &str) -> Result<Option<GraphDataset>> {
     Ok(Some(ds))
 }
 
-/// Writes an accuracy-against-ε plot.
-fn plot(dir: &Path, file: &str, title: &str, curves: &[Curve]) -> Result<()> {
-    let series: Vec<Series> = curves
-        .iter()
-        .map(|c| Series {
-            name: c.method.clone(),
-            points: c.points.clone(),
-        })
-        .collect();
-    let svg = line_plot(
-        title,
-        "ε",
-        "test accuracy",
-        Scale::Linear,
-        Scale::Linear,
-        &series,
-    );
-    write(dir, file, svg.as_bytes())
-}
-
 /// The accuracy, releases and PUBI tables of the node grid, filled dataset by dataset.
 struct NodeTables {
     accuracy: Table,
@@ -246,7 +225,7 @@ impl NodeTables {
     }
 
     /// Appends one dataset's rows and writes its accuracy plots.
-    fn push(&mut self, dir: &Path, name: &str, rows: &NodeRows) -> Result<()> {
+    fn push(&mut self, rows: &NodeRows) -> Result<()> {
         for r in &rows.releases {
             self.releases.push_row(r)?;
         }
@@ -255,15 +234,6 @@ impl NodeTables {
         }
         for r in &rows.pubi {
             self.pubi.push_row(r)?;
-        }
-        for mc in &rows.curves {
-            let model = mc.model.name();
-            plot(
-                dir,
-                &format!("accuracy_{name}_{model}.svg"),
-                &format!("{name}, {model}: accuracy against ε"),
-                &mc.curves,
-            )?;
         }
         Ok(())
     }
@@ -299,7 +269,7 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
         let t0 = Instant::now();
         let grid = NodeGrid::new(p, dp);
         let acc = run_grid(dir, &grid, &ds, parts, &mut tables.accuracy.notes)?;
-        tables.push(dir, name, &grid.rows(&acc)?)?;
+        tables.push(&grid.rows(&acc)?)?;
         eprintln!("{name}: {:.0} s", t0.elapsed().as_secs_f64());
         // Written after every dataset so that a long run leaves its finished datasets behind.
         tables.write(dir)?;
@@ -534,12 +504,6 @@ fn mutag_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> {
         t.push_row(r)?;
     }
     t.write(dir, "mutag")?;
-    plot(
-        dir,
-        "mutag.svg",
-        "MUTAG (GIN): accuracy against ε",
-        &mutag::curves(&rows, &p.mutag_eps),
-    )?;
     println!("{}", t.markdown());
     Ok(())
 }

@@ -14,7 +14,6 @@ use serde::Serialize;
 
 use super::{Ctx, Effort};
 use crate::output::{Table, write};
-use crate::plot::{Scale, Series, line_plot};
 
 /// A row of the datasets table (empty cells for a dataset that is not installed).
 #[derive(Debug, Clone, Serialize, Default)]
@@ -68,33 +67,16 @@ fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
     Ok((v, start.elapsed().as_secs_f64()))
 }
 
-/// Writes `table` as `<stem>.{csv,json,md}` with its plot `<stem>.svg`, and appends its
-/// Markdown to `md`.
-fn emit(dir: &Path, md: &mut String, table: &Table, stem: &str, svg: &str) -> Result<()> {
+/// Writes `table` as `<stem>.{csv,json,md}` and appends its Markdown to `md` (the plots are
+/// drawn from the written tables by [`crate::figures`]).
+fn emit(dir: &Path, md: &mut String, table: &Table, stem: &str) -> Result<()> {
     table.write(dir, stem)?;
     *md += &table.markdown();
-    write(dir, &format!("{stem}.svg"), svg.as_bytes())
+    Ok(())
 }
 
-/// The CCDF of the graph sizes of a collection (at most ~200 points).
-fn size_ccdf(name: &str, graphs: &[Graph]) -> Series {
-    let mut sizes: Vec<usize> = graphs.iter().map(Graph::num_nodes).collect();
-    sizes.sort_unstable();
-    let n = sizes.len() as f64;
-    let points = sizes
-        .iter()
-        .enumerate()
-        .step_by((sizes.len() / 200).max(1))
-        .map(|(i, &s)| (s as f64, 1.0 - i as f64 / n))
-        .collect();
-    Series {
-        name: name.to_owned(),
-        points,
-    }
-}
-
-/// The row of one dataset, and the CCDF of its graph sizes for a collection.
-fn dataset_row(spec: &DatasetSpec, data: &Path) -> Result<(DatasetRow, Option<Series>)> {
+/// The row of one dataset.
+fn dataset_row(spec: &DatasetSpec, data: &Path) -> Result<DatasetRow> {
     let mut row = DatasetRow {
         dataset: spec.name.clone(),
         task: spec.task.as_str().into(),
@@ -102,7 +84,7 @@ fn dataset_row(spec: &DatasetSpec, data: &Path) -> Result<(DatasetRow, Option<Se
         ..DatasetRow::default()
     };
     if !spec.is_installed(data) {
-        return Ok((row, None));
+        return Ok(row);
     }
     let (ds, secs) = timed(|| Ok(spec.load(data)?))?;
     let e = &spec.expect;
@@ -115,7 +97,6 @@ fn dataset_row(spec: &DatasetSpec, data: &Path) -> Result<(DatasetRow, Option<Se
         row.isolated = Some(s.isolated);
         row.components = Some(s.components);
     };
-    let mut series = None;
     match &ds {
         Dataset::Nodes(d) => {
             let s = GraphStats::of(std::slice::from_ref(d.graph()));
@@ -136,7 +117,6 @@ fn dataset_row(spec: &DatasetSpec, data: &Path) -> Result<(DatasetRow, Option<Se
             row.matches_readme = Some(
                 Some(d.len()) == e.graphs && Some(s.nodes) == e.nodes && Some(s.edges) == e.edges,
             );
-            series = Some(size_ccdf(&spec.name, d.graphs()));
         }
         Dataset::Files(f) => {
             row.nodes = Some(f.rows.values().sum());
@@ -147,53 +127,32 @@ fn dataset_row(spec: &DatasetSpec, data: &Path) -> Result<(DatasetRow, Option<Se
             );
         }
     }
-    Ok((row, series))
+    Ok(row)
 }
 
-/// 1. The installed datasets, with the CCDF of graph sizes of the collections.
+/// 1. The installed datasets.
 fn datasets_table(ctx: &Ctx, dir: &Path, md: &mut String) -> Result<()> {
     let data = data_dir();
     let mut t = Table::typed::<DatasetRow>("Installed datasets (counts measured by the loaders)")?;
     t.meta = ctx.meta();
-    let mut size_series = Vec::new();
     for spec in Registry::embedded().datasets() {
-        let (row, series) = dataset_row(spec, &data)?;
-        t.push_row(&row)?;
-        size_series.extend(series);
+        t.push_row(&dataset_row(spec, &data)?)?;
     }
     t.notes.push("AML datasets are tables: `nodes` holds their total CSV data rows; their graph loaders come with the cefedgnn crate.".into());
     t.notes.push("Install data with `cargo xtask datasets install --all --from <mirror>`; missing datasets show `no`.".into());
-    let svg = line_plot(
-        "Graph size distribution (CCDF)",
-        "nodes per graph",
-        "share of graphs with at least that many nodes",
-        Scale::Log,
-        Scale::Log,
-        &size_series,
-    );
-    emit(dir, md, &t, "datasets", &svg)
+    emit(dir, md, &t, "datasets")
 }
 
-/// The row of one generated graph and its degree distribution.
+/// The row of one generated graph.
 fn generated(
     name: &str,
     parameters: String,
     graph: &Graph,
     expected_edges: f64,
     gen_s: f64,
-) -> (GeneratorRow, Series) {
+) -> GeneratorRow {
     let s = GraphStats::of(std::slice::from_ref(graph));
-    let mut hist = vec![0usize; s.max_degree + 1];
-    for d in graph.degrees() {
-        hist[d] += 1;
-    }
-    let points = hist
-        .iter()
-        .enumerate()
-        .filter(|&(_, &c)| c > 0)
-        .map(|(d, &c)| (d as f64, c as f64 / s.nodes as f64))
-        .collect();
-    let row = GeneratorRow {
+    GeneratorRow {
         generator: name.into(),
         parameters,
         nodes: s.nodes,
@@ -202,19 +161,12 @@ fn generated(
         max_degree: s.max_degree,
         components: s.components,
         gen_s,
-    };
-    let series = Series {
-        name: name.to_owned(),
-        points,
-    };
-    (row, series)
+    }
 }
 
-/// The generated graphs with their degree distributions, and the SBM graph with its blocks
-/// (for the partitions table).
+/// The generated graphs' rows, and the SBM graph with its blocks (for the partitions table).
 struct Generated {
     rows: Vec<GeneratorRow>,
-    degrees: Vec<Series>,
     sbm: (Graph, Vec<u32>),
 }
 
@@ -269,10 +221,8 @@ fn generate_graphs(n: usize, rng: &mut ChaCha20Rng) -> Result<Generated> {
         expected,
         secs,
     ));
-    let (rows, degrees) = out.into_iter().unzip();
     Ok(Generated {
-        rows,
-        degrees,
+        rows: out,
         sbm: (sb, blocks),
     })
 }
@@ -292,15 +242,7 @@ fn generators_table(
     let mut g = Table::from_rows("Generated graphs (expected O(n + m))", &generated.rows)?;
     g.meta = ctx.meta();
     g.notes.push("Expected edge counts are the exact means of the models; the measured counts fall within a few standard deviations.".into());
-    let svg = line_plot(
-        "Degree distributions of generated graphs",
-        "degree",
-        "share of nodes",
-        Scale::Log,
-        Scale::Log,
-        &generated.degrees,
-    );
-    emit(dir, md, &g, "generators", &svg)?;
+    emit(dir, md, &g, "generators")?;
     Ok(generated.sbm)
 }
 
@@ -313,7 +255,6 @@ fn partitions_table(
     md: &mut String,
 ) -> Result<()> {
     let mut rows = Vec::new();
-    let mut cross_series = Vec::new();
     for (name, part) in [
         (
             "planted blocks (attribute)",
@@ -335,24 +276,10 @@ fn partitions_table(
             cross_edges: c,
             cross_share: c as f64 / sb.num_edges() as f64,
         });
-        let m = part.edge_matrix(&sb)?;
-        let leaving = |a: usize| (0..4).filter(|&b| b != a).map(|b| m[a][b]).sum::<usize>();
-        cross_series.push(Series {
-            name: name.to_owned(),
-            points: (0..4).map(|a| (a as f64, leaving(a) as f64)).collect(),
-        });
     }
     let mut pt = Table::from_rows("Partitions of the SBM graph into 4 parts", &rows)?;
     pt.meta = ctx.meta();
-    let svg = line_plot(
-        "Cross-part edges per part",
-        "part",
-        "edges leaving the part",
-        Scale::Linear,
-        Scale::Linear,
-        &cross_series,
-    );
-    emit(dir, md, &pt, "partitions", &svg)
+    emit(dir, md, &pt, "partitions")
 }
 
 pub(crate) fn run(ctx: &Ctx) -> Result<()> {

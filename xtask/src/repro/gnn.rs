@@ -7,8 +7,7 @@ use graph_core::registry::data_dir;
 use serde_json::json;
 
 use super::{Ctx, Effort};
-use crate::output::{Table, write};
-use crate::plot::{Scale, Series, line_plot};
+use crate::output::Table;
 
 pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let dir = ctx.out.join("gnn");
@@ -49,31 +48,6 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     }
     t.notes.push("PyTorch Geometric on this machine (reference): GCN 88.1 ± 0.8, GAT 87.6 ± 1.2, GIN 86.0 ± 1.4, MLP 74.6 ± 2.4 on Cora.".into());
     t.write(&dir, "accuracy")?;
-    let series: Vec<Series> = rows
-        .iter()
-        .map(|r| Series {
-            name: format!("{} {}", r.dataset, r.model),
-            points: r
-                .runs
-                .iter()
-                .enumerate()
-                .map(|(i, &a)| (seeds[i] as f64, a))
-                .collect(),
-        })
-        .collect();
-    write(
-        &dir,
-        "accuracy.svg",
-        line_plot(
-            "Test accuracy per seed",
-            "seed",
-            "test accuracy",
-            Scale::Linear,
-            Scale::Linear,
-            &series,
-        )
-        .as_bytes(),
-    )?;
     println!("{}", t.markdown());
     Ok(())
 }

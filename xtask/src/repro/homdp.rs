@@ -14,7 +14,7 @@ use ::homdp::Split;
 use ::homdp::downstream::Labels;
 use ::homdp::paper::{
     self, BASELINE_EPS, Baselines, CurveRow, DELTA, DatasetSetting, GinSizes, MainRow, PATTERNS,
-    Prepared, Q2Row, Q2Table, Rho, Score, q1_sbm, settings,
+    Prepared, Q2Row, Q2Table, Score, q1_sbm, settings,
 };
 use anyhow::{Context, Result, bail};
 use graph_core::registry::{Dataset, data_dir};
@@ -24,7 +24,6 @@ use serde_json::{Value, json};
 use super::{Ctx, Effort};
 use crate::cli::HomdpTable;
 use crate::output::{Table, write};
-use crate::plot::{Scale, Series, line_plot};
 
 /// RR / DPRR cells of the datasets without GNN baselines in the paper.
 const NOT_RUN: &str = Score::NOT_REPORTED;
@@ -91,17 +90,6 @@ fn position(settings: &[Setting], name: &str) -> usize {
         .iter()
         .position(|s| s.name == name)
         .expect("a setting of the paper")
-}
-
-/// Adds point `p` to the series `name` (created on first use).
-fn add_point(series: &mut Vec<Series>, name: String, p: (f64, f64)) {
-    match series.iter_mut().find(|s| s.name == name) {
-        Some(s) => s.points.push(p),
-        None => series.push(Series {
-            name,
-            points: vec![p],
-        }),
-    }
 }
 
 /// Which datasets run: `--only BBBP,BACE` (dataset names, case-insensitive; empty: all). A
@@ -358,33 +346,6 @@ fn write_main(
     t.notes.push("Attack: each graph's released vector is matched against the clean vectors of all graphs on the density columns only (REDDIT-BINARY's public |V(G)| column is left out, as in the reference code, which attacks before appending it; homdp::Protocol::attack_num_nodes includes it).".into());
     t.notes.push("Scaling: the scaler (REDDIT-BINARY: PCA(5), then the scaler, the reference's order) is fitted on the noisy training rows and applied to the test rows (clean, as the reference code does, or noisy).".into());
     t.write(dir, "main")?;
-    // Plot: per dataset, the clean-test-row protocol at x = 0 (components), 1 (paper), 2 (rho = inf).
-    let col = |name: &str| {
-        t.columns
-            .iter()
-            .position(|c| c == name)
-            .expect("a main-table column")
-    };
-    let (c_ds, c_bound, c_rows, c_value) =
-        (col("dataset"), col("bound"), col("test_rows"), col("value"));
-    let mut series: Vec<Series> = Vec::new();
-    for r in &t.rows {
-        let x = match (r[c_bound].as_str(), r[c_rows].as_str()) {
-            (Some("components"), Some("clean")) => 0.0,
-            (Some("paper"), Some("clean")) => 1.0,
-            (Some("-"), Some("clean")) => 2.0,
-            _ => continue,
-        };
-        let Some(y) = r[c_value].as_f64() else {
-            continue;
-        };
-        add_point(
-            &mut series,
-            r[c_ds].as_str().unwrap_or("?").to_owned(),
-            (x, y),
-        );
-    }
-    write(dir, "main.svg", line_plot("Score per dataset (clean test rows): 0 = rho 0.01 components bound, 1 = rho 0.01 paper bound, 2 = non-private", "setting", "ROC-AUC / RMSE / accuracy", Scale::Linear, Scale::Linear, &series).as_bytes())?;
     Ok(())
 }
 
@@ -401,26 +362,7 @@ fn q1(ctx: &Ctx, dir: &Path, sz: &Sizes, s: &Setting, p: &Prepared) -> Result<()
     q.notes.push("Paper: cycle densities reach accuracy 0.86 at rho = 0.01 and 1.0 at rho >= 1; tree densities of these SBMs are (in expectation) equal across classes (expected degree is the same), so trees stay near chance.".into());
     q.notes
         .push("For single cycles (connected) both bounds coincide.".into());
-    q.write(dir, "q1_sbm")?;
-    let mut series = Vec::new();
-    for r in &rows {
-        if let Rho::Private(rho) = r.rho {
-            add_point(
-                &mut series,
-                format!("{}, {}", r.patterns, r.bound),
-                (rho, r.accuracy),
-            );
-        }
-    }
-    let svg = line_plot(
-        "Q1: SBM accuracy vs rho",
-        "rho",
-        "accuracy",
-        Scale::Log,
-        Scale::Linear,
-        &series,
-    );
-    write(dir, "q1_sbm.svg", svg.as_bytes())
+    q.write(dir, "q1_sbm")
 }
 
 /// Q2 (`q2_treewidth.{csv,json,md,svg}`) on its own subsample of HIV (`installed`: whether
@@ -446,32 +388,6 @@ fn q2(ctx: &Ctx, dir: &Path, sz: &Sizes, s: &Setting, installed: bool) -> Result
     }
     q2.notes.extend(q2_notes(sz, s, &p, &table, start)?);
     q2.write(dir, "q2_treewidth")?;
-    let mut series: Vec<Series> = [
-        "components",
-        "paper",
-        "non-private",
-        "components, noisy test rows",
-        "paper, noisy test rows",
-    ]
-    .iter()
-    .map(|n| Series {
-        name: (*n).to_owned(),
-        points: Vec::new(),
-    })
-    .collect();
-    for (k, r) in table.rows.iter().enumerate() {
-        let n = series.len();
-        series[k % n].points.push((r.treewidth as f64, r.roc_auc));
-    }
-    let svg = line_plot(
-        "Q2: HIV ROC-AUC vs pattern treewidth (rho = 0.01)",
-        "treewidth",
-        "ROC-AUC",
-        Scale::Linear,
-        Scale::Linear,
-        &series,
-    );
-    write(dir, "q2_treewidth.svg", svg.as_bytes())?;
     println!("homdp Q2 done in {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
 }
@@ -592,25 +508,7 @@ fn curve(
             kept.note()
         ));
     }
-    c.write(dir, "curve")?;
-    // One series per (dataset, bound), from the rows (the kept ones included).
-    let mut series: Vec<Series> = Vec::new();
-    for r in &c.rows {
-        if let (Some(ds), Some(b), Some(rho), Some(v)) =
-            (r[0].as_str(), r[2].as_str(), r[3].as_f64(), r[5].as_f64())
-        {
-            add_point(&mut series, format!("{ds} ({b})"), (rho, v));
-        }
-    }
-    let svg = line_plot(
-        "Privacy-utility: score vs rho",
-        "rho",
-        "ROC-AUC / RMSE / accuracy",
-        Scale::Log,
-        Scale::Linear,
-        &series,
-    );
-    write(dir, "curve.svg", svg.as_bytes())
+    c.write(dir, "curve")
 }
 
 /// Rows of an earlier table in the output directory for the datasets that `--only` leaves
@@ -951,7 +849,7 @@ mod tests {
         // Numbers keep their JSON type: ρ a float, `inf` a word, counts integers.
         let row = Q2Row {
             treewidth: 2,
-            rho: Rho::NonPrivate,
+            rho: ::homdp::paper::Rho::NonPrivate,
             graphs: 7,
             ..Q2Row::default()
         };
@@ -959,7 +857,7 @@ mod tests {
         assert_eq!((&t.rows[0][0], &t.rows[0][3]), (&json!(2), &json!("inf")));
         assert_eq!(t.rows[0][8], json!(7));
         let row = CurveRow {
-            rho: Rho::Private(0.01),
+            rho: ::homdp::paper::Rho::Private(0.01),
             value: Score::Value(f64::NAN),
             ..CurveRow::default()
         };

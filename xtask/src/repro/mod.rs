@@ -133,6 +133,8 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
             budget_min: args.budget_min,
         },
     };
+    let run_start = std::time::Instant::now();
+    let mut walls = serde_json::Map::new();
     for &w in &which {
         let start = std::time::Instant::now();
         match w {
@@ -142,6 +144,11 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
             Experiment::Edgerefine => edgerefine::run(&ctx)?,
             Experiment::Cefedgnn => cefedgnn::run(&ctx)?,
         }
+        let dir = ctx.out.join(w.name());
+        if dir.is_dir() {
+            crate::figures::draw(w.name(), &dir)?;
+        }
+        walls.insert(w.name().into(), start.elapsed().as_secs_f64().into());
         println!(
             "repro {}: done in {:.1} s -> {}",
             w.name(),
@@ -150,13 +157,32 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         );
     }
     let names: Vec<String> = which.iter().map(|w| w.name().to_owned()).collect();
-    finish(
+    let info = serde_json::json!({
+        "git_revision": ctx.revision,
+        "effort": format!("{:?}", ctx.effort).to_lowercase(),
+        "seed": ctx.seed,
+        "experiments": names.join(", "),
+        "wall_seconds": walls,
+        "total_seconds": run_start.elapsed().as_secs_f64(),
+        "machine": crate::report::machine(),
+        "data_dir": graph_core::registry::data_dir().display().to_string(),
+    });
+    std::fs::create_dir_all(&ctx.out)?;
+    crate::output::write(
+        &ctx.out,
+        "run.json",
+        serde_json::to_string_pretty(&info)?.as_bytes(),
+    )?;
+    let verdict = finish(
         &ctx.out,
         &reference,
         &names,
         args.check,
         same_dir(&ctx.out, &reference),
-    )
+    );
+    let page = crate::report::write(&ctx.out)?;
+    println!("report page: {}", page.display());
+    verdict
 }
 
 /// Installs the datasets `which` needs that are not installed yet, one summary line each;

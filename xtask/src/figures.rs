@@ -1,0 +1,504 @@
+//! The plots of each experiment, drawn from its tables as written to disk (`<stem>.json`): the
+//! same code draws a fresh run's plots and redraws the committed reference results
+//! (`cargo xtask report --dir results`) without rerunning anything.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::{Map, Value};
+
+use crate::plot::{Plot, Point, Reference, Scale, render};
+
+/// A table row as read back from JSON.
+type Row = Map<String, Value>;
+
+/// The rows of `<dir>/<stem>.json`, `None` when the table was not written.
+fn rows(dir: &Path, stem: &str) -> Result<Option<Vec<Row>>> {
+    let path = dir.join(format!("{stem}.json"));
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let v: Value =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let rows = v
+        .get("rows")
+        .and_then(Value::as_array)
+        .with_context(|| format!("{}: no rows", path.display()))?;
+    Ok(Some(
+        rows.iter().filter_map(|r| r.as_object().cloned()).collect(),
+    ))
+}
+
+/// A number of a row (a JSON number, or a string holding one, e.g. ε written as "0.5").
+fn num(r: &Row, k: &str) -> Option<f64> {
+    match r.get(k)? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+/// A string of a row.
+fn text(r: &Row, k: &str) -> String {
+    match r.get(k) {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Writes `plot` as `<stem>.svg` and `<stem>.png`; returns the file names written.
+fn emit(dir: &Path, stem: &str, plot: &Plot) -> Result<Vec<String>> {
+    crate::output::write(dir, &format!("{stem}.svg"), render::svg(plot)?.as_bytes())?;
+    let mut out = vec![format!("{stem}.svg")];
+    if render::png(plot, &dir.join(format!("{stem}.png")))? {
+        out.push(format!("{stem}.png"));
+    }
+    Ok(out)
+}
+
+/// Draws the plots of `experiment` from its tables in `dir`; returns the files written.
+///
+/// # Errors
+/// When a table cannot be read or a plot cannot be written.
+pub(crate) fn draw(experiment: &str, dir: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for (stem, plot) in plots(experiment, dir)? {
+        out.extend(emit(dir, &stem, &plot)?);
+    }
+    Ok(out)
+}
+
+/// The plots of `experiment` with their file stems.
+fn plots(experiment: &str, dir: &Path) -> Result<Vec<(String, Plot)>> {
+    let mut out = Vec::new();
+    match experiment {
+        "foundation" => {
+            if let Some(r) = rows(dir, "datasets")? {
+                out.push(("datasets".into(), datasets(&r)));
+            }
+            if let Some(r) = rows(dir, "generators")? {
+                out.push(("generators".into(), generators(&r)));
+            }
+            if let Some(r) = rows(dir, "partitions")? {
+                out.push(("partitions".into(), partitions(&r)));
+            }
+        }
+        "gnn" => {
+            if let Some(r) = rows(dir, "accuracy")? {
+                out.push(("accuracy".into(), gnn(&r)));
+            }
+        }
+        "homdp" => {
+            if let Some(r) = rows(dir, "main")? {
+                out.push(("main".into(), homdp_main(&r)));
+            }
+            if let Some(r) = rows(dir, "curve")? {
+                out.push(("curve".into(), homdp_curve(&r)));
+            }
+            if let Some(r) = rows(dir, "q1_sbm")? {
+                out.push(("q1_sbm".into(), homdp_q1(&r)));
+            }
+            if let Some(r) = rows(dir, "q2_treewidth")? {
+                out.push(("q2_treewidth".into(), homdp_q2(&r)));
+            }
+        }
+        "edgerefine" => {
+            if let Some(r) = rows(dir, "accuracy")? {
+                out.extend(edgerefine_accuracy(&r));
+            }
+            if let Some(r) = rows(dir, "mutag")? {
+                out.push((
+                    "mutag".into(),
+                    over_eps(
+                        &r,
+                        "EdgeRefine protocol on MUTAG (GIN): test accuracy over ε",
+                    ),
+                ));
+            }
+            if let Some(r) = rows(dir, "blink_cora")? {
+                out.push(("blink_cora".into(), blink(&r)));
+            }
+        }
+        "cefedgnn" => {
+            if let Some(r) = rows(dir, "local_steps")? {
+                out.push(("f1_over_k".into(), cefedgnn_k(&r)));
+            }
+            if let Some(r) = rows(dir, "privacy")? {
+                out.push(("eps_over_sigma0".into(), cefedgnn_eps(&r)));
+            }
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+fn datasets(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "Installed datasets: size",
+        "nodes (all graphs of a collection)",
+        "edges",
+    )
+    .scales(Scale::Log, Scale::Log);
+    p.lines = false;
+    for r in rows {
+        if let (Some(n), Some(m)) = (num(r, "nodes"), num(r, "edges")) {
+            p.add(&text(r, "task"), Point::at(n, m));
+        }
+    }
+    p
+}
+
+fn generators(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "Generated graphs: edges against their expectation",
+        "generator",
+        "edges",
+    );
+    p.reference_label = "expected edges".into();
+    for r in rows {
+        let x = p.category(&text(r, "generator"));
+        if let Some(m) = num(r, "edges") {
+            p.add("measured edges", Point::at(x, m));
+        }
+        if let Some(e) = num(r, "expected_edges") {
+            p.references.push(Reference {
+                x,
+                y: e,
+                series: Some(0),
+            });
+        }
+    }
+    p.y_scale = Scale::Log;
+    p
+}
+
+fn partitions(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "Partitions: share of edges crossing parts",
+        "partition",
+        "cross-part share of edges",
+    );
+    for r in rows {
+        let x = p.category(&text(r, "partition"));
+        if let Some(s) = num(r, "cross_share") {
+            p.add("cross-part share", Point::at(x, s));
+        }
+    }
+    p
+}
+
+/// The threshold of a `required` cell such as ">= 0.865".
+fn required(cell: &str) -> Option<f64> {
+    cell.trim_start_matches(['>', '=', ' ']).trim().parse().ok()
+}
+
+fn gnn(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "GNNs on clean data: test accuracy (mean over seeds)",
+        "model",
+        "test accuracy",
+    );
+    p.reference_label = "required accuracy".into();
+    for r in rows {
+        let x = p.category(&text(r, "model"));
+        let k = p.series_index(&text(r, "dataset"));
+        if let Some(m) = num(r, "mean") {
+            p.add(&text(r, "dataset"), Point::mean_std(x, m, num(r, "std")));
+        }
+        if let Some(v) = required(&text(r, "required")) {
+            p.references.push(Reference {
+                x,
+                y: v,
+                series: Some(k),
+            });
+        }
+    }
+    p
+}
+
+fn homdp_main(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "homdp: score per dataset (clean test rows)",
+        "dataset",
+        "ROC-AUC (RMSE for Lipophilicity, accuracy for REDDIT)",
+    );
+    for r in rows {
+        if text(r, "test_rows") != "clean" {
+            continue;
+        }
+        let name = match text(r, "bound").as_str() {
+            "components" => "ρ = 0.01, component-aware bound",
+            "paper" => "ρ = 0.01, the paper's bound (Thm 4.5)",
+            _ => "non-private",
+        };
+        let x = p.category(&text(r, "dataset"));
+        let k = p.series_index(name);
+        if let Some(v) = num(r, "value") {
+            p.add(name, Point::mean_std(x, v, num(r, "std")));
+        }
+        // The paper's value once per dataset and setting (the paper has one ρ = 0.01 number).
+        if let Some(v) = num(r, "paper_value")
+            && text(r, "bound") != "paper"
+        {
+            p.references.push(Reference {
+                x,
+                y: v,
+                series: Some(k),
+            });
+        }
+    }
+    p
+}
+
+/// Adds to `p` one point per row: series `name(row)`, x and y from the columns `x` and `y`,
+/// the spread from the column `std` when there is one (rows missing x or y are left out).
+fn fill(p: &mut Plot, rows: &[Row], name: impl Fn(&Row) -> String, x: &str, y: &str) {
+    for r in rows {
+        if let (Some(a), Some(b)) = (num(r, x), num(r, y)) {
+            p.add(&name(r), Point::mean_std(a, b, num(r, "std")));
+        }
+    }
+}
+
+fn homdp_curve(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "homdp: privacy–utility curve",
+        "ρ (zCDP per graph)",
+        "ROC-AUC (RMSE for Lipophilicity)",
+    )
+    .scales(Scale::Log, Scale::Linear);
+    let name = |r: &Row| format!("{} ({} bound)", text(r, "dataset"), text(r, "bound"));
+    fill(&mut p, rows, name, "rho", "value");
+    p
+}
+
+fn homdp_q1(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "homdp Q1: SBM accuracy, cycles against trees",
+        "ρ (zCDP per graph)",
+        "test accuracy",
+    )
+    .scales(Scale::Log, Scale::Linear);
+    let name = |r: &Row| format!("{} ({} bound)", text(r, "patterns"), text(r, "bound"));
+    fill(&mut p, rows, name, "rho", "accuracy");
+    p
+}
+
+fn homdp_q2(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "homdp Q2: HIV ROC-AUC against pattern treewidth (ρ = 0.01)",
+        "treewidth of the patterns",
+        "ROC-AUC",
+    );
+    let name = |r: &Row| {
+        format!(
+            "{} bound, {} test rows",
+            text(r, "bound"),
+            text(r, "test_rows")
+        )
+    };
+    fill(&mut p, rows, name, "treewidth", "roc_auc");
+    p
+}
+
+/// Accuracy over ε of the methods of `rows` (methods without ε drawn flat across the ε range).
+fn over_eps(rows: &[Row], title: &str) -> Plot {
+    let mut p = Plot::new(
+        title,
+        "ε (edge local DP)",
+        "test accuracy (mean over seeds)",
+    );
+    let eps: Vec<f64> = rows.iter().filter_map(|r| num(r, "eps")).collect();
+    let lo = eps.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = eps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    for r in rows {
+        let (method, Some(m)) = (text(r, "method"), num(r, "acc_mean")) else {
+            continue;
+        };
+        let sd = num(r, "acc_std");
+        match num(r, "eps") {
+            Some(e) => p.add(&method, Point::mean_std(e, m, sd)),
+            None if lo.is_finite() => {
+                p.add(&method, Point::mean_std(lo, m, sd));
+                p.add(&method, Point::mean_std(hi, m, sd));
+            }
+            None => {}
+        }
+    }
+    for s in &mut p.series {
+        s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    }
+    p
+}
+
+fn edgerefine_accuracy(rows: &[Row]) -> Vec<(String, Plot)> {
+    let mut groups: Vec<((String, String), Vec<Row>)> = Vec::new();
+    for r in rows {
+        let key = (text(r, "dataset"), text(r, "model"));
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(r.clone()),
+            None => groups.push((key, vec![r.clone()])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((ds, model), g)| {
+            let title = format!(
+                "EdgeRefine protocol on {ds} ({}): test accuracy over ε",
+                model.to_uppercase()
+            );
+            (format!("accuracy_{ds}_{model}"), over_eps(&g, &title))
+        })
+        .collect()
+}
+
+fn blink(rows: &[Row]) -> Plot {
+    let mut p = over_eps(
+        rows,
+        "Blink's own protocol on Cora (GCN) against its published numbers",
+    );
+    for r in rows {
+        let Some(v) = num(r, "published") else {
+            continue;
+        };
+        let k = p.series_index(&text(r, "method"));
+        let x = num(r, "eps").unwrap_or_else(|| p.series[k].points.first().map_or(0.0, |q| q.x));
+        p.references.push(Reference {
+            x,
+            y: v,
+            series: Some(k),
+        });
+    }
+    p
+}
+
+fn cefedgnn_k(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "CE-FedGNN: F1 over the local steps K",
+        "K (local steps between embedding exchanges)",
+        "test F1 (mean over clients and seeds)",
+    )
+    .scales(Scale::Log, Scale::Linear);
+    fill(&mut p, rows, |r| text(r, "setting"), "K", "f1_mean");
+    p
+}
+
+fn cefedgnn_eps(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "CE-FedGNN: ε(p) of the boundary releases over σ₀",
+        "σ₀ (noise of the embedding release)",
+        "ε(p) at δ = 1e-5",
+    )
+    .scales(Scale::Linear, Scale::Log);
+    for r in rows {
+        let Some(s) = num(r, "sigma0") else { continue };
+        let setting = text(r, "setting");
+        if let Some(e) = num(r, "eps_p_rdp") {
+            p.add(&format!("{setting} (RDP)"), Point::at(s, e));
+        }
+        if let Some(e) = num(r, "eps_p_closed_form") {
+            p.add(&format!("{setting} (closed form)"), Point::at(s, e));
+        }
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(v: Value) -> Row {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn edgerefine_rows_become_series_with_spread_and_flat_baselines() {
+        let rows = vec![
+            row(
+                json!({"dataset": "cora", "model": "gcn", "method": "non-private", "eps": "-", "acc_mean": 0.88, "acc_std": 0.01}),
+            ),
+            row(
+                json!({"dataset": "cora", "model": "gcn", "method": "EdgeRefine k=1", "eps": "2.0", "acc_mean": 0.8, "acc_std": 0.02}),
+            ),
+            row(
+                json!({"dataset": "cora", "model": "gcn", "method": "EdgeRefine k=1", "eps": "1.0", "acc_mean": 0.7, "acc_std": 0.03}),
+            ),
+            row(
+                json!({"dataset": "acm", "model": "gat", "method": "EdgeRefine k=1", "eps": "1.0", "acc_mean": 0.6, "acc_std": null}),
+            ),
+        ];
+        let plots = edgerefine_accuracy(&rows);
+        assert_eq!(plots.len(), 2);
+        let (stem, p) = &plots[0];
+        assert_eq!(stem, "accuracy_cora_gcn");
+        assert_eq!(p.series[0].name, "non-private");
+        assert_eq!(
+            p.series[0].points,
+            vec![
+                Point::mean_std(1.0, 0.88, Some(0.01)),
+                Point::mean_std(2.0, 0.88, Some(0.01))
+            ]
+        );
+        // Sorted by ε, spread kept.
+        assert_eq!(p.series[1].points[0], Point::mean_std(1.0, 0.7, Some(0.03)));
+        assert_eq!(plots[1].1.series[0].points[0].spread, None);
+    }
+
+    #[test]
+    fn paper_values_become_references_beside_their_series() {
+        let rows = vec![
+            row(
+                json!({"dataset": "HIV", "bound": "components", "test_rows": "clean", "value": 0.71, "std": 0.002, "paper_value": 0.692}),
+            ),
+            row(
+                json!({"dataset": "HIV", "bound": "paper", "test_rows": "clean", "value": 0.72, "std": 0.001, "paper_value": 0.692}),
+            ),
+            row(
+                json!({"dataset": "HIV", "bound": "-", "test_rows": "clean", "value": 0.75, "std": 0.005, "paper_value": 0.745}),
+            ),
+            row(
+                json!({"dataset": "HIV", "bound": "components", "test_rows": "noisy", "value": 0.7, "std": 0.003, "paper_value": 0.692}),
+            ),
+        ];
+        let p = homdp_main(&rows);
+        assert_eq!(p.series.len(), 3, "noisy test rows are not drawn");
+        assert_eq!(p.categories, Some(vec!["HIV".to_string()]));
+        assert_eq!(
+            p.references,
+            vec![
+                Reference {
+                    x: 0.0,
+                    y: 0.692,
+                    series: Some(0)
+                },
+                Reference {
+                    x: 0.0,
+                    y: 0.745,
+                    series: Some(2)
+                },
+            ]
+        );
+        assert_eq!(required(">= 0.865"), Some(0.865));
+    }
+
+    #[test]
+    fn committed_results_draw_without_error() {
+        let root = crate::project_root().join("results");
+        for e in ["foundation", "gnn", "homdp", "edgerefine", "cefedgnn"] {
+            let plots = plots(e, &root.join(e)).unwrap();
+            assert!(!plots.is_empty(), "{e}");
+            for (stem, p) in plots {
+                assert!(!p.series.is_empty(), "{e}/{stem} has data");
+                let svg = render::svg(&p).unwrap();
+                assert!(
+                    svg.starts_with("<svg") && svg.contains("</svg>"),
+                    "{e}/{stem}"
+                );
+            }
+        }
+    }
+}

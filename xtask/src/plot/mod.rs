@@ -353,11 +353,26 @@ pub(crate) fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Decade ticks covering `[lo, hi]` (both > 0); at least two.
+/// Decade ticks covering `[lo, hi]` (both > 0), at least two; with 1, 2 and 5 × 10^k between
+/// them when the range spans at most two decades.
 pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let a = lo.log10().floor() as i32;
     let b = (hi.log10().ceil() as i32).max(a + 1);
-    (a..=b).map(|e| 10f64.powi(e)).collect()
+    if b - a > 2 {
+        return (a..=b).map(|e| 10f64.powi(e)).collect();
+    }
+    let mut t: Vec<f64> = (a..b)
+        .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+        .collect();
+    t.push(10f64.powi(b));
+    // Keep the outer ticks around the data only.
+    let first = t.iter().rposition(|&v| v <= lo).unwrap_or(0);
+    let last = t
+        .iter()
+        .position(|&v| v >= hi)
+        .unwrap_or(t.len() - 1)
+        .max(first + 1);
+    t[first..=last].to_vec()
 }
 
 /// The label of tick `v` given the step between ticks: as few decimals as the step needs.
@@ -497,6 +512,9 @@ mod tests {
             vec![0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
         );
         assert_eq!(log_ticks(3e-4, 0.02), vec![1e-4, 1e-3, 1e-2, 1e-1]);
+        assert_eq!(log_ticks(0.03, 0.4), vec![0.02, 0.05, 0.1, 0.2, 0.5]);
+        assert_eq!(log_ticks(1.4, 9.0), vec![1.0, 2.0, 5.0, 10.0]);
+        assert_eq!(log_ticks(1e-4, 1.0), vec![1e-4, 1e-3, 1e-2, 1e-1, 1.0]);
     }
 
     #[test]
@@ -611,7 +629,7 @@ mod tests {
         q.add("a", Point::at(0.0, 1.0));
         q.add("a", Point::at(10.0, 2.0));
         let (x, _) = q.ticks();
-        assert_eq!(x, vec![10.0, 100.0]);
+        assert_eq!(x, vec![10.0, 20.0]);
     }
 
     #[test]

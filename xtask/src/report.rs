@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use base64::Engine as _;
 use serde_json::{Map, Value};
 
 /// The experiments in page order.
@@ -64,25 +65,6 @@ fn columns(dir: &Path, stem: &str, rows: &[Value]) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|m| m.keys().cloned().collect())
         .unwrap_or_default()
-}
-
-/// Base64 (standard alphabet, padded).
-fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
 }
 
 /// The run's parameters: `<out>/run.json` when the run wrote one, else what the tables'
@@ -171,7 +153,7 @@ fn section(s: &mut String, out: &Path, experiment: &str, cmp: Option<&Value>) ->
                 s,
                 "<figure><img alt=\"{}\" src=\"data:image/svg+xml;base64,{}\"><figcaption>{}</figcaption></figure>",
                 esc(f),
-                base64(&bytes),
+                base64::engine::general_purpose::STANDARD.encode(&bytes),
                 esc(f)
             );
         }
@@ -307,15 +289,6 @@ pub(crate) fn machine() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_the_standard() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-    }
 
     #[test]
     fn cells_are_short_and_escaped() {

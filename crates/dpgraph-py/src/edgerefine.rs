@@ -172,36 +172,41 @@ pub(crate) fn baseline<'py>(
     seed: Option<u64>,
 ) -> PyResult<(Graph, Bound<'py, PyDict>)> {
     use edgerefine::baselines as b;
-    const KNOWN: &str = "rr, symrr, blink-hard, blink-soft, blink-hybrid, ldpgen, dprr";
-    let blink = |v| {
-        move |g: &graph_core::Graph, r: &mut rand_chacha::ChaCha20Rng| {
-            b::blink(g, v, &b::BlinkParams::new(eps), r)
-        }
-    };
-    type Run = Box<
-        dyn FnOnce(
-                &graph_core::Graph,
-                &mut rand_chacha::ChaCha20Rng,
-            ) -> edgerefine::Result<b::BaselineRelease>
-            + Send,
-    >;
-    let run: Run = match method {
-        "rr" => Box::new(move |g, r| b::rr(g, eps, r)),
-        "symrr" => Box::new(move |g, r| b::symrr(g, eps, r)),
-        "blink-hard" => Box::new(blink(b::BlinkVariant::Hard)),
-        "blink-soft" => Box::new(blink(b::BlinkVariant::Soft)),
-        "blink-hybrid" => Box::new(blink(b::BlinkVariant::Hybrid)),
-        "ldpgen" => Box::new(move |g, r| b::ldpgen(g, &b::LdpGenParams::new(eps), r)),
-        "dprr" => Box::new(move |g, r| b::dprr(g, &b::DprrParams::new(eps), r)),
+    /// The method named in Python, parsed before the GIL is released.
+    #[derive(Clone, Copy)]
+    enum Method {
+        Rr,
+        SymRr,
+        Blink(b::BlinkVariant),
+        LdpGen,
+        Dprr,
+    }
+    let m = match method {
+        "rr" => Method::Rr,
+        "symrr" => Method::SymRr,
+        "blink-hard" => Method::Blink(b::BlinkVariant::Hard),
+        "blink-soft" => Method::Blink(b::BlinkVariant::Soft),
+        "blink-hybrid" => Method::Blink(b::BlinkVariant::Hybrid),
+        "ldpgen" => Method::LdpGen,
+        "dprr" => Method::Dprr,
         other => {
             return Err(InvalidParameter::new_err(format!(
-                "unknown baseline {other:?} (known: {KNOWN})"
+                "unknown baseline {other:?} (known: rr, symrr, blink-hard, blink-soft, \
+                 blink-hybrid, ldpgen, dprr)"
             )));
         }
     };
     let mut r = rng(seed)?;
     let g = &graph.inner;
-    let release = py.detach(|| guard(|| run(g, &mut r)))?;
+    let release = py.detach(|| {
+        guard(|| match m {
+            Method::Rr => b::rr(g, eps, &mut r),
+            Method::SymRr => b::symrr(g, eps, &mut r),
+            Method::Blink(v) => b::blink(g, v, &b::BlinkParams::new(eps), &mut r),
+            Method::LdpGen => b::ldpgen(g, &b::LdpGenParams::new(eps), &mut r),
+            Method::Dprr => b::dprr(g, &b::DprrParams::new(eps), &mut r),
+        })
+    })?;
     baseline_out(py, release)
 }
 

@@ -279,5 +279,10 @@ impl TiledRefine {
 #[pyfunction]
 #[pyo3(signature = (num_nodes, tile_rows=edgerefine::DEFAULT_TILE_ROWS))]
 pub(crate) fn tile_count(num_nodes: usize, tile_rows: usize) -> PyResult<usize> {
-    Ok(tiles_of(num_nodes, tile_rows)?.len())
+    if tile_rows == 0 {
+        return Err(InvalidParameter::new_err("tile_rows must be at least 1"));
+    }
+    // The blocks (a, b), a <= b, of `plan_tiles`, without building the plan.
+    let blocks = num_nodes.div_ceil(tile_rows);
+    Ok(blocks * (blocks + 1) / 2)
 }

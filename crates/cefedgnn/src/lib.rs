@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod aml;
+pub mod deploy;
 mod error;
 pub mod estimator;
 pub mod federation;

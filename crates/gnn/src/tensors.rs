@@ -409,8 +409,9 @@ impl GraphInput {
 
 /// Counter-based dropout masks: each mask element is a SplitMix64 hash of a per-call key drawn
 /// from a seeded RNG and the element index, so masks are reproducible, independent of thread
-/// count, and cheap (one hash per four elements).
-#[derive(Clone, Debug)]
+/// count, and cheap (one hash per four elements). Serializable, so a training process can stop
+/// and resume with the same masks.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DropoutRng {
     key: u64,
     calls: u64,

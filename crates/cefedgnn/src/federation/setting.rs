@@ -47,10 +47,67 @@ impl ClientTopology {
     pub fn halo(&self) -> &[u32] {
         &self.halo
     }
-    /// The owning client of every halo node (same order as [`ClientTopology::halo`]).
+    /// The owning client of every halo node (same order as [`ClientTopology::halo`]; `u32::MAX`
+    /// where not known, see [`ClientTopology::from_local`]).
     pub fn halo_owners(&self) -> &[u32] {
         &self.halo_owner
     }
+    /// The topology one organisation can build from its own files: its nodes and every edge
+    /// with at least one own end (edges between two remote nodes are refused). The owners of
+    /// halo nodes are not known there: [`ClientTopology::halo_owners`] holds `u32::MAX`.
+    ///
+    /// # Errors
+    /// [`FedError::Inconsistent`] for unsorted or duplicate nodes, no node, a self-loop or an
+    /// edge without an own end.
+    ///
+    /// # Complexity
+    /// O((n + m) log(n + m)).
+    pub fn from_local(id: u32, nodes: Vec<u32>, edges: &[(u32, u32)]) -> Result<Self> {
+        if nodes.is_empty() || !nodes.windows(2).all(|w| w[0] < w[1]) {
+            return Err(FedError::Inconsistent(format!(
+                "client {id}: own nodes must be non-empty and strictly ascending"
+            )));
+        }
+        let own = |v: u32| nodes.binary_search(&v).is_ok();
+        let mut local_edges = Vec::new();
+        let mut cross_edges = Vec::new();
+        for &(u, v) in edges {
+            if u == v {
+                return Err(FedError::Inconsistent(format!(
+                    "client {id}: self-loop on node {u}"
+                )));
+            }
+            match (own(u), own(v)) {
+                (true, true) => local_edges.push((u.min(v), u.max(v))),
+                (true, false) => cross_edges.push((u, v)),
+                (false, true) => cross_edges.push((v, u)),
+                (false, false) => {
+                    return Err(FedError::Inconsistent(format!(
+                        "client {id}: edge ({u}, {v}) has no own end"
+                    )));
+                }
+            }
+        }
+        local_edges.sort_unstable();
+        local_edges.dedup();
+        cross_edges.sort_unstable();
+        cross_edges.dedup();
+        let mut boundary: Vec<u32> = cross_edges.iter().map(|&(own, _)| own).collect();
+        boundary.dedup();
+        let mut halo: Vec<u32> = cross_edges.iter().map(|&(_, remote)| remote).collect();
+        halo.sort_unstable();
+        halo.dedup();
+        Ok(Self {
+            id,
+            halo_owner: vec![u32::MAX; halo.len()],
+            nodes,
+            local_edges,
+            cross_edges,
+            boundary,
+            halo,
+        })
+    }
+
     /// Whether `v` is an own node.
     pub fn owns(&self, v: u32) -> bool {
         self.nodes.binary_search(&v).is_ok()

@@ -6,4 +6,4 @@ mod accounting;
 mod release;
 
 pub use accounting::{NOT_COVERED, PrivacyReport, StandardDpFigure, closed_form_eps, rdp_eps};
-pub use release::{BoundaryReleaser, NormStats, ReleaseConfig, clip_l2};
+pub use release::{BoundaryReleaser, NormStats, ReleaseConfig, ReleaserSnapshot, clip_l2};

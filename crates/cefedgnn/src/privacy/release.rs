@@ -112,6 +112,22 @@ pub struct BoundaryReleaser {
     ledger: Option<PrivacyLedger>,
     rng: ChaCha20Rng,
     norms: NormStats,
+    /// Every release so far: (round, layer, rows), to rebuild the ledger from a snapshot.
+    history: Vec<(u32, u16, u64)>,
+}
+
+/// The state of a [`BoundaryReleaser`] between rounds (release counts, the release history that
+/// rebuilds the ledger, the noise generator's position, the norm statistics): what a client
+/// process writes to its own disk so that a restart neither forgets a release nor reuses noise.
+///
+/// # Privacy
+/// Holds the noise generator's seed and position: it must stay on the client, like its data.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReleaserSnapshot {
+    counts: BTreeMap<u32, u64>,
+    history: Vec<(u32, u16, u64)>,
+    rng: ChaCha20Rng,
+    norms: NormStats,
 }
 
 /// Pre-clipping L2 norms of the rows a [`BoundaryReleaser`] released (diagnostics for choosing
@@ -176,7 +192,67 @@ impl BoundaryReleaser {
             ledger,
             rng,
             norms: NormStats::default(),
+            history: Vec::new(),
         })
+    }
+
+    /// The state to persist between rounds.
+    pub fn snapshot(&self) -> ReleaserSnapshot {
+        ReleaserSnapshot {
+            counts: self.counts.clone(),
+            history: self.history.clone(),
+            rng: self.rng.clone(),
+            norms: self.norms,
+        }
+    }
+
+    /// A releaser restored from `snapshot`: the ledger is rebuilt by recording every past
+    /// release again (same labels, same guarantee), so its total equals the original's.
+    ///
+    /// # Errors
+    /// As [`BoundaryReleaser::new`]; [`FedError::Inconsistent`] when the snapshot's nodes differ
+    /// from `boundary`; budget errors when the history exceeds the budget.
+    pub fn restore(
+        client: u32,
+        config: ReleaseConfig,
+        boundary: &[u32],
+        snapshot: ReleaserSnapshot,
+    ) -> Result<Self> {
+        let mut r = Self::new(client, config, boundary, snapshot.rng)?;
+        if !snapshot.counts.keys().copied().eq(boundary.iter().copied()) {
+            return Err(FedError::Inconsistent(format!(
+                "client {client}: the saved release counts are for another boundary set"
+            )));
+        }
+        for &(round, layer, rows) in &snapshot.history {
+            r.account(round, layer, rows)?;
+        }
+        r.history = snapshot.history;
+        r.counts = snapshot.counts;
+        r.norms = snapshot.norms;
+        Ok(r)
+    }
+
+    /// Records one release of `rows` rows in the ledger (nothing when σ₀ = 0).
+    fn account(&mut self, round: u32, layer: u16, rows: u64) -> Result<()> {
+        if let (Some(ledger), Some(mech)) = (self.ledger.as_mut(), self.mechanism.as_ref()) {
+            let p = self.config.radius;
+            let rho = gaussian_rho(p, mech.sigma())?;
+            ledger.record(
+                format!(
+                    "client {} round {round} layer {layer}: {rows} rows",
+                    self.client
+                ),
+                Zcdp::new(rho)?,
+                &[
+                    ("sigma", mech.sigma()),
+                    ("clip", self.config.clip),
+                    ("radius", p),
+                    ("rows", rows as f64),
+                ],
+            )?;
+        }
+        Ok(())
     }
 
     /// The configuration.
@@ -228,24 +304,8 @@ impl BoundaryReleaser {
                 ));
             }
         }
-        if let (Some(ledger), Some(mech)) = (self.ledger.as_mut(), self.mechanism.as_ref()) {
-            let p = self.config.radius;
-            let rho = gaussian_rho(p, mech.sigma())?;
-            ledger.record(
-                format!(
-                    "client {} round {round} layer {layer}: {} rows",
-                    self.client,
-                    nodes.len()
-                ),
-                Zcdp::new(rho)?,
-                &[
-                    ("sigma", mech.sigma()),
-                    ("clip", self.config.clip),
-                    ("radius", p),
-                    ("rows", nodes.len() as f64),
-                ],
-            )?;
-        }
+        self.account(round, layer, nodes.len() as u64)?;
+        self.history.push((round, layer, nodes.len() as u64));
         let mut values = rows.to_vec();
         for row in values.chunks_mut(dim) {
             let norm = clip_l2(row, self.config.clip);

@@ -18,7 +18,7 @@ pub use codec::{FRAME_HEADER_BYTES, MAGIC, PROTOCOL_VERSION};
 pub use messages::{
     ClientUpdate, EmbeddingRows, Message, ProtocolConfig, RoundMeta, ServerBroadcast,
 };
-pub use roles::{Client, Server};
+pub use roles::{Client, ClientState, Server, ServerState};
 pub use transport::{
     Direction, Endpoint, InProcessTransport, RoundTraffic, TrafficLog, TrafficRecord, Transport,
 };

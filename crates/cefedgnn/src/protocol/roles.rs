@@ -12,7 +12,8 @@ use super::transport::{Direction, Endpoint, TrafficLog, TrafficRecord, Transport
 use crate::error::{FedError, Result};
 use crate::estimator::{Bootstrap, EmbeddingEstimator, RowTable};
 use crate::federation::ClientTopology;
-use crate::privacy::{BoundaryReleaser, ReleaseConfig};
+use crate::privacy::{BoundaryReleaser, ReleaseConfig, ReleaserSnapshot};
+use serde::{Deserialize, Serialize};
 
 fn check_vec(name: &str, v: &[f32], len: u32) -> Result<()> {
     if v.len() != len as usize {
@@ -114,10 +115,76 @@ impl Server {
                 "must hold num_params finite values",
             ));
         }
+        Self::from_sets(
+            config,
+            topologies.iter().map(|t| t.boundary().to_vec()).collect(),
+            topologies.iter().map(|t| t.halo().to_vec()).collect(),
+            init_params,
+        )
+    }
+
+    /// A server for clients `0..N` that announced their boundary and halo sets (ascending
+    /// global ids): the public structure the server needs, without any client's nodes, features
+    /// or labels. The sets are checked: every boundary set disjoint from the others, every halo
+    /// node on the boundary of another client.
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] as [`Server::new`]; [`FedError::Inconsistent`] for sets that
+    /// are unsorted, overlap, or name a halo node no other client has on its boundary.
+    pub fn from_sets(
+        config: ProtocolConfig,
+        boundary: Vec<Vec<u32>>,
+        halo: Vec<Vec<u32>>,
+        init_params: Vec<f32>,
+    ) -> Result<Self> {
+        config.check()?;
+        let n = config.num_clients as usize;
+        if boundary.len() != n || halo.len() != n {
+            return Err(FedError::param(
+                "topologies",
+                boundary.len(),
+                "need one boundary and one halo set per client",
+            ));
+        }
+        if init_params.len() != config.num_params as usize
+            || init_params.iter().any(|x| !x.is_finite())
+        {
+            return Err(FedError::param(
+                "init_params",
+                init_params.len(),
+                "must hold num_params finite values",
+            ));
+        }
+        let sorted = |v: &Vec<u32>| v.windows(2).all(|w| w[0] < w[1]);
+        if !boundary.iter().chain(&halo).all(sorted) {
+            return Err(FedError::Inconsistent(
+                "boundary and halo sets must be strictly ascending".into(),
+            ));
+        }
+        let mut owner: BTreeMap<u32, u32> = BTreeMap::new();
+        for (i, b) in boundary.iter().enumerate() {
+            for &v in b {
+                if let Some(j) = owner.insert(v, i as u32) {
+                    return Err(FedError::Inconsistent(format!(
+                        "node {v} is on the boundary of clients {j} and {i}"
+                    )));
+                }
+            }
+        }
+        for (i, h) in halo.iter().enumerate() {
+            if let Some(&v) = h
+                .iter()
+                .find(|v| owner.get(v).is_none_or(|&j| j as usize == i))
+            {
+                return Err(FedError::Inconsistent(format!(
+                    "halo node {v} of client {i} is on no other client's boundary"
+                )));
+            }
+        }
         let grad = config.share_gradient.then(|| vec![0.0; init_params.len()]);
         Ok(Self {
-            boundary: topologies.iter().map(|t| t.boundary().to_vec()).collect(),
-            halo: topologies.iter().map(|t| t.halo().to_vec()).collect(),
+            boundary,
+            halo,
             params: init_params,
             grad,
             table: vec![BTreeMap::new(); config.layer_dims.len()],
@@ -285,26 +352,52 @@ impl Server {
         Ok(n)
     }
 
+    /// The clients whose update for the current round is not in yet.
+    pub fn missing(&self) -> Vec<u32> {
+        (0..self.pending.len() as u32)
+            .filter(|&i| self.pending[i as usize].is_none())
+            .collect()
+    }
+
     /// Aggregates the round (weighted average of W and G, latest rows into the table) and
     /// broadcasts the next round (after the last round: the final model).
     ///
     /// # Errors
     /// [`FedError::Rejected`] when some update is missing; transport errors.
     pub fn finish_round(&mut self, transport: &mut dyn Transport) -> Result<()> {
-        if !self.all_received() {
-            let missing: Vec<usize> = (0..self.pending.len())
-                .filter(|&i| self.pending[i].is_none())
-                .collect();
+        self.finish_round_with(self.config.num_clients as usize, transport)
+            .map(|_| ())
+    }
+
+    /// Aggregates the round over the clients whose update is in, when there are at least
+    /// `min_clients` of them: W and G are averaged over those clients (weighted by training-set
+    /// size), their rows replace older ones in the table, and the rows of absent clients stay
+    /// as last received (nothing aggregated before is lost). Then broadcasts the next round.
+    /// Returns the absent clients.
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] for `min_clients` = 0; [`FedError::Rejected`] when fewer than
+    /// `min_clients` updates are in (nothing changes); transport errors.
+    pub fn finish_round_with(
+        &mut self,
+        min_clients: usize,
+        transport: &mut dyn Transport,
+    ) -> Result<Vec<u32>> {
+        if min_clients == 0 {
+            return Err(FedError::param("min_clients", 0, "must be >= 1"));
+        }
+        if !self.started || self.is_finished() {
+            return Err(FedError::Rejected("no round in progress".into()));
+        }
+        let missing = self.missing();
+        let present = self.pending.len() - missing.len();
+        if present < min_clients {
             return Err(FedError::Rejected(format!(
-                "round {}: no update yet from clients {missing:?}",
+                "round {}: {present} updates in, {min_clients} needed; no update yet from clients {missing:?}",
                 self.round
             )));
         }
-        let updates: Vec<ClientUpdate> = self
-            .pending
-            .iter_mut()
-            .map(|u| u.take().expect("all received"))
-            .collect();
+        let updates: Vec<ClientUpdate> = self.pending.iter_mut().filter_map(Option::take).collect();
         let total: u64 = updates.iter().map(|u| u.train_size).sum();
         let weight = |u: &ClientUpdate| {
             if total == 0 {
@@ -339,8 +432,119 @@ impl Server {
             }
         }
         self.round += 1;
+        self.broadcast(transport)?;
+        Ok(missing)
+    }
+
+    /// Sends the current round's broadcast again (after a restart from a [`ServerState`]: the
+    /// clients answer a broadcast they already answered with their saved update).
+    ///
+    /// # Errors
+    /// [`FedError::Rejected`] before [`Server::start`]; transport errors.
+    pub fn rebroadcast(&mut self, transport: &mut dyn Transport) -> Result<()> {
+        if !self.started {
+            return Err(FedError::Rejected("server not started".into()));
+        }
         self.broadcast(transport)
     }
+
+    /// The server's state between rounds: configuration, topology, W, G, the row table, the
+    /// round and the traffic so far (updates of the current round that are in are included).
+    pub fn state(&self) -> ServerState {
+        ServerState {
+            config: self.config.clone(),
+            boundary: self.boundary.clone(),
+            halo: self.halo.clone(),
+            params: self.params.clone(),
+            grad: self.grad.clone(),
+            table: self.table.clone(),
+            round: self.round,
+            started: self.started,
+            pending: self.pending.clone(),
+            traffic: self.traffic.clone(),
+        }
+    }
+
+    /// A server restored from `state`, checked as [`Server::new`] checks its inputs.
+    ///
+    /// # Errors
+    /// [`FedError::Inconsistent`] for a state whose parts do not fit its configuration.
+    pub fn restore(state: ServerState) -> Result<Self> {
+        let c = &state.config;
+        c.check()?;
+        let n = c.num_clients as usize;
+        let dims_ok = state.table.len() == c.layer_dims.len()
+            && state.table.iter().zip(&c.layer_dims).all(|(rows, &d)| {
+                rows.values()
+                    .all(|r| r.len() == d as usize && r.iter().all(|x| x.is_finite()))
+            });
+        if state.boundary.len() != n
+            || state.halo.len() != n
+            || state.pending.len() != n
+            || state.params.len() != c.num_params as usize
+            || state.grad.is_some() != c.share_gradient
+            || state
+                .grad
+                .as_ref()
+                .is_some_and(|g| g.len() != state.params.len())
+            || !dims_ok
+            || state.round > c.num_rounds + 1
+        {
+            return Err(FedError::Inconsistent(
+                "the saved server state does not fit its configuration".into(),
+            ));
+        }
+        Ok(Self {
+            config: state.config,
+            boundary: state.boundary,
+            halo: state.halo,
+            params: state.params,
+            grad: state.grad,
+            table: state.table,
+            round: state.round,
+            started: state.started,
+            pending: state.pending,
+            traffic: state.traffic,
+        })
+    }
+
+    /// The protocol configuration.
+    pub fn config(&self) -> &ProtocolConfig {
+        &self.config
+    }
+}
+
+/// A [`Server`]'s complete state, serializable (the server's checkpoint).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ServerState {
+    config: ProtocolConfig,
+    boundary: Vec<Vec<u32>>,
+    halo: Vec<Vec<u32>>,
+    params: Vec<f32>,
+    grad: Option<Vec<f32>>,
+    table: Vec<BTreeMap<u32, Vec<f32>>>,
+    round: u32,
+    started: bool,
+    pending: Vec<Option<ClientUpdate>>,
+    traffic: TrafficLog,
+}
+
+/// A [`Client`]'s state between rounds, serializable (kept on the client's own disk).
+///
+/// # Privacy
+/// Holds the noise generator's state and the client's ledger history: it never leaves the
+/// client.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ClientState {
+    id: u32,
+    config: ProtocolConfig,
+    params: Vec<f32>,
+    grad: Option<Vec<f32>>,
+    halo_rows: Vec<RowTable>,
+    meta: Option<RoundMeta>,
+    uploaded: bool,
+    releaser: ReleaserSnapshot,
+    traffic: TrafficLog,
 }
 
 /// One client's protocol role: receives W (G) and frozen noisy halo rows, uploads W (G) and its
@@ -437,6 +641,71 @@ impl Client {
         &self.traffic
     }
 
+    /// The state to persist between rounds.
+    pub fn state(&self) -> ClientState {
+        ClientState {
+            id: self.id,
+            config: self.config.clone(),
+            params: self.params.clone(),
+            grad: self.grad.clone(),
+            halo_rows: self.halo_rows.clone(),
+            meta: self.meta.clone(),
+            uploaded: self.uploaded,
+            releaser: self.releaser.snapshot(),
+            traffic: self.traffic.clone(),
+        }
+    }
+
+    /// The role of the client with `topology` restored from `state` (the ledger is rebuilt from
+    /// the release history).
+    ///
+    /// # Errors
+    /// [`FedError::Inconsistent`] for a state of another client, configuration or topology;
+    /// as [`BoundaryReleaser::restore`].
+    pub fn restore(
+        topology: &ClientTopology,
+        release: ReleaseConfig,
+        state: ClientState,
+    ) -> Result<Self> {
+        let shapes_ok = state.halo_rows.len() == state.config.layer_dims.len()
+            && state
+                .halo_rows
+                .iter()
+                .zip(&state.config.layer_dims)
+                .all(|(t, &d)| t.len() == topology.halo().len() && t.dim() == d as usize);
+        if state.id != topology.id()
+            || state.params.len() != state.config.num_params as usize
+            || !shapes_ok
+        {
+            return Err(FedError::Inconsistent(format!(
+                "the saved protocol state is not client {}'s of this configuration",
+                topology.id()
+            )));
+        }
+        state.config.check()?;
+        let releaser =
+            BoundaryReleaser::restore(topology.id(), release, topology.boundary(), state.releaser)?;
+        Ok(Self {
+            id: state.id,
+            nodes: topology.nodes().to_vec(),
+            boundary: topology.boundary().to_vec(),
+            halo: topology.halo().to_vec(),
+            params: state.params,
+            grad: state.grad,
+            halo_rows: state.halo_rows,
+            meta: state.meta,
+            uploaded: state.uploaded,
+            releaser,
+            traffic: state.traffic,
+            config: state.config,
+        })
+    }
+
+    /// Whether this client uploaded its update for the last broadcast it accepted.
+    pub fn uploaded(&self) -> bool {
+        self.uploaded
+    }
+
     /// Validates and applies a server broadcast.
     ///
     /// # Errors
@@ -455,22 +724,19 @@ impl Client {
         else {
             return Err(FedError::Rejected("clients expect broadcasts".into()));
         };
+        // Rounds may be skipped (the server completed a round without this client, which was
+        // down or late); a round already seen is stale and refused.
         let expected = self.meta.as_ref().map_or(0, |m| m.round + 1);
         let m = &b.meta;
-        if m.round != expected
+        if m.round < expected
             || m.num_rounds != self.config.num_rounds
             || m.local_steps != self.config.local_steps
             || m.num_params != self.config.num_params
             || m.layer_dims != self.config.layer_dims
         {
             return Err(FedError::Rejected(format!(
-                "broadcast for round {} with metadata {m:?}, expected round {expected} of this run",
+                "broadcast for round {} with metadata {m:?}, expected round {expected} or later of this run",
                 m.round
-            )));
-        }
-        if expected > 0 && !self.uploaded {
-            return Err(FedError::Rejected(format!(
-                "round {expected} broadcast before this client's upload"
             )));
         }
         check_vec("params", &b.params, self.config.num_params)?;

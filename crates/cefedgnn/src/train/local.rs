@@ -110,6 +110,7 @@ impl LocalView {
 }
 
 /// The frozen noisy halo rows Ĥ of the current round, per shared layer.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct HaloTable {
     dims: Vec<usize>,
     rows: Vec<Vec<f32>>,
@@ -145,6 +146,26 @@ impl HaloTable {
         }
         self.seen[layer][j] = true;
     }
+    /// Whether `other` has the same layers and halo size.
+    pub(crate) fn same_shape(&self, other: &HaloTable) -> bool {
+        self.dims == other.dims
+            && self
+                .rows
+                .iter()
+                .zip(&other.rows)
+                .all(|(a, b)| a.len() == b.len())
+            && self
+                .seen
+                .iter()
+                .zip(&other.seen)
+                .all(|(a, b)| a.len() == b.len())
+            && self
+                .count
+                .iter()
+                .zip(&other.count)
+                .all(|(a, b)| a.len() == b.len())
+    }
+
     fn get(&self, layer: usize, j: usize) -> Option<&[f32]> {
         let d = self.dims[layer];
         self.seen[layer][j].then(|| &self.rows[layer][j * d..(j + 1) * d])
@@ -165,6 +186,18 @@ struct Blocks {
     loops: Vec<Vec<(u32, f32)>>,
     /// Per layer: positions of the own nodes whose output the layer computes.
     targets: Vec<Vec<u32>>,
+}
+
+/// The mutable state of a [`Trainer`] between rounds: W, the estimators and the randomness (the
+/// view and the model structure are rebuilt from the client's data and configuration).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct TrainerState {
+    w: Vec<f32>,
+    h: EmbeddingEstimator,
+    g: GradientEstimator,
+    signal: Option<GradientEstimator>,
+    drop: DropoutRng,
+    rng: ChaCha8Rng,
 }
 
 /// One client's model, estimators and randomness.
@@ -269,6 +302,46 @@ impl Trainer {
             mark: vec![false; n],
             view,
         })
+    }
+
+    /// The state to persist between rounds.
+    pub(crate) fn state(&self) -> TrainerState {
+        TrainerState {
+            w: self.w.clone(),
+            h: self.h.clone(),
+            g: self.g.clone(),
+            signal: self.signal.clone(),
+            drop: self.drop.clone(),
+            rng: self.rng.clone(),
+        }
+    }
+
+    /// Restores a state saved by [`Trainer::state`] from a trainer built with the same view and
+    /// configuration.
+    pub(crate) fn restore(&mut self, state: TrainerState) -> Result<()> {
+        if state.w.len() != self.w.len()
+            || state.h.num_layers() != self.h.num_layers()
+            || state.signal.is_some() != self.signal.is_some()
+        {
+            return Err(FedError::Inconsistent(
+                "the saved trainer state is for another model or configuration".into(),
+            ));
+        }
+        for l in 0..self.h.num_layers() {
+            let (a, b) = (state.h.layer(l)?, self.h.layer(l)?);
+            if a.len() != b.len() || a.dim() != b.dim() {
+                return Err(FedError::Inconsistent(
+                    "the saved embeddings are for another set of nodes".into(),
+                ));
+            }
+        }
+        self.set_params(&state.w);
+        self.h = state.h;
+        self.g = state.g;
+        self.signal = state.signal;
+        self.drop = state.drop;
+        self.rng = state.rng;
+        Ok(())
     }
 
     /// Number of own training nodes (the averaging weight).

@@ -37,7 +37,9 @@ mod params;
 mod run;
 mod task;
 
+pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState};
 pub use run::{FedReport, RoundInfo, simulate};
+pub(crate) use run::{apply_broadcast, noise_seed, score, trainer_rng};
 pub use task::{FedTask, Metric, PartitionKind};
 
 use serde::{Deserialize, Serialize};
@@ -318,6 +320,19 @@ impl FedTrainConfig {
             budget_eps: None,
         }
         .check()
+    }
+
+    /// The flat initial W of the model for `d_input` features, `d_edge` edge features and
+    /// `classes` (seeded by [`FedTrainConfig::seed`]: every party builds the same W).
+    pub(crate) fn initial_params(
+        &self,
+        d_input: usize,
+        d_edge: Option<usize>,
+        classes: usize,
+    ) -> Result<Vec<f32>> {
+        let device = burn::tensor::Device::flex().autodiff();
+        let model = self.model_config(d_input, d_edge, classes)?.init(&device)?;
+        Ok(params::flatten(&model))
     }
 
     /// The model configuration for `d_input` features, `d_edge` edge features and `classes`.

@@ -73,12 +73,27 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     if n == 0 { f64::NAN } else { s / n as f64 }
 }
 
-fn score(metric: Metric, pred: &[u32], truth: &[u32], classes: usize) -> Result<f64> {
+pub(crate) fn score(metric: Metric, pred: &[u32], truth: &[u32], classes: usize) -> Result<f64> {
     let r = match metric {
         Metric::BinaryF1 => gnn::metrics::binary_f1(pred, truth),
         Metric::MacroF1 => gnn::metrics::macro_f1(pred, truth, classes),
     };
     r.map_err(FedError::from)
+}
+
+/// The randomness of client `i`'s trainer in a run with `seed`: the i-th child of the run's seed
+/// stream (the order in which [`simulate`] creates the trainers).
+pub(crate) fn trainer_rng(seed: u64, i: u32) -> ChaCha8Rng {
+    let mut seeds = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED_F00D);
+    for _ in 0..i {
+        rand::Rng::next_u64(&mut seeds);
+    }
+    ChaCha8Rng::seed_from_u64(rand::Rng::next_u64(&mut seeds))
+}
+
+/// The seed of client `id`'s boundary noise in an experiment run with `seed`.
+pub(crate) fn noise_seed(seed: u64, id: u32) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9).wrapping_add(u64::from(id))
 }
 
 /// The same partition on the graph without its cross edges (FedAvg ignores them).
@@ -272,10 +287,7 @@ pub fn simulate(
         .clients()
         .iter()
         .map(|t| {
-            let seed = cfg
-                .seed
-                .wrapping_mul(0x9E37_79B9)
-                .wrapping_add(u64::from(t.id()));
+            let seed = noise_seed(cfg.seed, t.id());
             Client::new(t, pcfg.clone(), rel, dp_core::rng::seeded_rng(seed))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -372,9 +384,20 @@ fn receive(
     net: &mut dyn Transport,
     cfg: &FedTrainConfig,
 ) -> Result<()> {
-    let share_gradient = cfg.share_gradient;
     c.poll(net)?
         .ok_or_else(|| FedError::Rejected(format!("client {}: no broadcast", c.id())))?;
+    apply_broadcast(c, t, h, cfg)
+}
+
+/// Hands the broadcast a client role just accepted to its trainer: W (and G), and the halo rows
+/// into the trainer's halo table.
+pub(crate) fn apply_broadcast(
+    c: &Client,
+    t: &mut Trainer,
+    h: &mut HaloTable,
+    cfg: &FedTrainConfig,
+) -> Result<()> {
+    let share_gradient = cfg.share_gradient;
     t.set_params(c.params());
     if share_gradient && let Some(g) = c.grad() {
         t.g.set_value(g)?;

@@ -1,9 +1,10 @@
 //! The Python half of `cargo xtask test`: a virtual environment in `target/py-venv` (made from
 //! `python/requirements-test.txt` — maturin, numpy, pytest, networkx, scikit-learn and the pinned
-//! Ray — and remade when that file changes), the package built into it by `maturin develop
-//! --release`, then `pytest python/tests` with `DPGRAPH_CLI` set to the debug `dpgraph` binary
-//! that `cargo test` built (for the CLI-equality tests) and `DPGRAPH_REQUIRE_RAY=1` (the Ray test
-//! fails instead of skipping when Ray is missing).
+//! Flower and Ray — and remade when that file changes), the package built into it by `maturin
+//! develop --release`, then `pytest python/tests` with `DPGRAPH_CLI` set to the debug `dpgraph`
+//! binary that `cargo test` built (for the CLI-equality tests) and `DPGRAPH_REQUIRE_RAY=1`,
+//! `DPGRAPH_REQUIRE_FLOWER=1` (the Ray and Flower tests fail instead of skipping when their
+//! package is missing).
 
 use std::path::Path;
 use std::process::Command;
@@ -79,5 +80,6 @@ pub(crate) fn run_suite(python: &str) -> Result<()> {
         pytest.env("DPGRAPH_CLI", &cli);
     }
     pytest.env("DPGRAPH_REQUIRE_RAY", "1");
+    pytest.env("DPGRAPH_REQUIRE_FLOWER", "1");
     run(&mut pytest, "pytest python/tests")
 }

@@ -32,6 +32,14 @@ create_exception!(
     "Malformed data: a bad file, out-of-range node ids, self-loops, wrong shapes."
 );
 
+create_exception!(
+    _native,
+    ProtocolError,
+    DataError,
+    "A frame, announcement or report refused by a federated role (wrong size, round, shape, \
+     non-finite values); the role is unchanged."
+);
+
 /// The exception for an error of the Rust crates.
 pub(crate) trait IntoPyErr {
     /// The exception carrying this error's message.

@@ -1,6 +1,6 @@
 //! The native part of the Python package `dpgraph`: every call runs the Rust crates. The Python
 //! modules in `python/dpgraph/` re-export these functions under `dpgraph.accounting`,
-//! `dpgraph.graph`, `dpgraph.edgerefine` and `dpgraph.homdp`.
+//! `dpgraph.graph`, `dpgraph.edgerefine`, `dpgraph.homdp` and `dpgraph.fed`.
 //!
 //! Errors become exceptions of one small hierarchy (`dpgraph.DpgraphError`, with
 //! `InvalidParameter` for bad arguments, `DataError` for bad data and `BudgetExceeded` for a
@@ -11,13 +11,14 @@
 mod accounting;
 mod edgerefine;
 mod error;
+mod fed;
 mod graph;
 mod homdp;
 mod tiles;
 
 use pyo3::prelude::*;
 
-use error::{BudgetExceeded, DataError, DpgraphError, InvalidParameter};
+use error::{BudgetExceeded, DataError, DpgraphError, InvalidParameter, ProtocolError};
 
 /// The native module `dpgraph._native`.
 #[pymodule]
@@ -27,6 +28,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidParameter", py.get_type::<InvalidParameter>())?;
     m.add("DataError", py.get_type::<DataError>())?;
     m.add("BudgetExceeded", py.get_type::<BudgetExceeded>())?;
+    m.add("ProtocolError", py.get_type::<ProtocolError>())?;
+    m.add_class::<fed::FedClient>()?;
+    m.add_class::<fed::FedServer>()?;
+    m.add_function(wrap_pyfunction!(fed::train_config, m)?)?;
+    m.add_function(wrap_pyfunction!(fed::apply_fault, m)?)?;
     m.add_class::<graph::Graph>()?;
     m.add_function(wrap_pyfunction!(graph::read_edge_list, m)?)?;
     m.add_function(wrap_pyfunction!(graph::load_dataset, m)?)?;

@@ -15,17 +15,33 @@ use serde_json::json;
 
 use crate::{Global, emit};
 
+/// The data of a federated run: which dataset and how it is split into clients.
+#[derive(clap::Args, Debug)]
+pub(crate) struct TaskArgs {
+    /// Dataset: a citation graph (cora, acm, dblp, amap, …), an AML dataset (amlsim-small,
+    /// one client per bank), or `aml-generated` (see --generate-accounts).
+    #[arg(long)]
+    dataset: String,
+    /// Number of clients N for citation graphs (AML: one per bank).
+    #[arg(long, default_value_t = 5)]
+    clients: usize,
+    /// Partition of citation graphs into clients.
+    #[arg(long, value_enum, default_value_t = PartitionArg::Random)]
+    partition: PartitionArg,
+    /// Generate an AML graph with this many accounts (dataset `aml-generated`).
+    #[arg(long)]
+    generate_accounts: Option<usize>,
+    /// Banks of the generated AML graph.
+    #[arg(long, default_value_t = 8)]
+    banks: usize,
+}
+
 #[derive(Subcommand, Debug)]
 pub(crate) enum FedCmd {
     /// One federated run: CE-FedGNN or a baseline; prints F1 per client, traffic and ε(p).
     Simulate {
-        /// Dataset: a citation graph (cora, acm, dblp, amap, …), an AML dataset (amlsim-small,
-        /// one client per bank), or `aml-generated` (see --generate-accounts).
-        #[arg(long)]
-        dataset: String,
-        /// Number of clients N for citation graphs (AML: one per bank).
-        #[arg(long, default_value_t = 5)]
-        clients: usize,
+        #[command(flatten)]
+        task: TaskArgs,
         /// Rounds R after the bootstrap round.
         #[arg(long, default_value_t = 20)]
         rounds: u32,
@@ -50,15 +66,6 @@ pub(crate) enum FedCmd {
         /// Model (default: GCN for citation graphs, GINE for AML).
         #[arg(long, value_enum)]
         model: Option<ModelArg>,
-        /// Partition of citation graphs into clients.
-        #[arg(long, value_enum, default_value_t = PartitionArg::Random)]
-        partition: PartitionArg,
-        /// Generate an AML graph with this many accounts (dataset `aml-generated`).
-        #[arg(long)]
-        generate_accounts: Option<usize>,
-        /// Banks of the generated AML graph.
-        #[arg(long, default_value_t = 8)]
-        banks: usize,
         /// Learning rate η (default 0.2 for GCN, 0.01 for AML).
         #[arg(long)]
         lr: Option<f64>,
@@ -88,6 +95,16 @@ pub(crate) enum FedCmd {
         /// Dropout (default 0.5 for GCN, 0.1 for AML).
         #[arg(long)]
         dropout: Option<f64>,
+    },
+    /// Writes each client's own files (`OUT/org-<i>/{org.json,nodes.csv,edges.csv}`): the
+    /// partition `simulate` uses with the same seed, for running the clients as separate
+    /// organisations (Flower: see the README, "Run a federation").
+    Partition {
+        #[command(flatten)]
+        task: TaskArgs,
+        /// Output folder (created; existing org folders are replaced file by file).
+        #[arg(long)]
+        out: std::path::PathBuf,
     },
 }
 
@@ -152,10 +169,77 @@ pub(crate) enum PartitionArg {
     Community,
 }
 
+/// The task of `args` drawn with `rng` (the same draws as `simulate` with the same seed).
+fn build_task(args: &TaskArgs, rng: &mut rand_chacha::ChaCha8Rng) -> Result<FedTask> {
+    let name = args.dataset.to_ascii_lowercase();
+    let aml = name.starts_with("aml");
+    Ok(
+        if name == "aml-generated" || args.generate_accounts.is_some() {
+            let accounts = args.generate_accounts.unwrap_or(4000);
+            let cfg = AmlGenConfig {
+                num_banks: args.banks,
+                num_accounts: accounts,
+                num_normal: accounts * 10,
+                ..AmlGenConfig::default()
+            };
+            let tg = generate(&cfg, rng)?;
+            FedTask::from_account_graph("aml-generated", &tg.to_account_graph()?, 0.6, 0.2, rng)?
+        } else if aml {
+            let tg = load_by_name(&name, &data_dir()).with_context(|| format!("loading {name}"))?;
+            FedTask::from_account_graph(&name, &tg.to_account_graph()?, 0.6, 0.2, rng)?
+        } else {
+            let spec = Registry::embedded().get(&name)?;
+            let Dataset::Nodes(ds) = spec.load(&data_dir())? else {
+                bail!("{name} is not a node-classification dataset");
+            };
+            let part = match args.partition {
+                PartitionArg::Random => PartitionKind::Random,
+                PartitionArg::Community => PartitionKind::Community,
+            };
+            FedTask::from_node_dataset(&ds, args.clients, part, 0.2, 0.2, rng)?
+        },
+    )
+}
+
+fn partition(args: &TaskArgs, out: &std::path::Path, global: Global) -> Result<()> {
+    let seed = global.seed.unwrap_or_else(rand::random);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let task = build_task(args, &mut rng)?;
+    let dirs = cefedgnn::deploy::OrgData::write_all(&task, out)
+        .with_context(|| format!("writing {}", out.display()))?;
+    let clients: Vec<_> = task
+        .fed
+        .clients()
+        .iter()
+        .zip(&dirs)
+        .map(|(c, d)| {
+            json!({
+                "client": c.id(),
+                "dir": d,
+                "nodes": c.nodes().len(),
+                "boundary": c.boundary().len(),
+                "halo": c.halo().len(),
+            })
+        })
+        .collect();
+    emit(
+        global,
+        &json!({
+            "dataset": task.name,
+            "clients": clients,
+            "out": out,
+            "seed": seed,
+        }),
+    )
+}
+
 pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
+    let (task_args, rest) = match cmd {
+        FedCmd::Partition { task, out } => return partition(task, out, global),
+        FedCmd::Simulate { task, .. } => (task, cmd),
+    };
     let FedCmd::Simulate {
-        dataset,
-        clients,
+        task: _,
         rounds,
         local_steps,
         sigma0,
@@ -164,9 +248,6 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         clip,
         method,
         model,
-        partition,
-        generate_accounts,
-        banks,
         lr,
         gamma,
         beta,
@@ -176,35 +257,15 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         grad_clip,
         gradient,
         dropout,
-    } = cmd;
+    } = rest
+    else {
+        unreachable!("matched above")
+    };
     let seed = global.seed.unwrap_or_else(rand::random);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let name = dataset.to_ascii_lowercase();
+    let name = task_args.dataset.to_ascii_lowercase();
     let aml = name.starts_with("aml");
-    let task = if name == "aml-generated" || generate_accounts.is_some() {
-        let accounts = generate_accounts.unwrap_or(4000);
-        let cfg = AmlGenConfig {
-            num_banks: *banks,
-            num_accounts: accounts,
-            num_normal: accounts * 10,
-            ..AmlGenConfig::default()
-        };
-        let tg = generate(&cfg, &mut rng)?;
-        FedTask::from_account_graph("aml-generated", &tg.to_account_graph()?, 0.6, 0.2, &mut rng)?
-    } else if aml {
-        let tg = load_by_name(&name, &data_dir()).with_context(|| format!("loading {name}"))?;
-        FedTask::from_account_graph(&name, &tg.to_account_graph()?, 0.6, 0.2, &mut rng)?
-    } else {
-        let spec = Registry::embedded().get(&name)?;
-        let Dataset::Nodes(ds) = spec.load(&data_dir())? else {
-            bail!("{name} is not a node-classification dataset");
-        };
-        let part = match partition {
-            PartitionArg::Random => PartitionKind::Random,
-            PartitionArg::Community => PartitionKind::Community,
-        };
-        FedTask::from_node_dataset(&ds, *clients, part, 0.2, 0.2, &mut rng)?
-    };
+    let task = build_task(task_args, &mut rng)?;
     let model = match model.unwrap_or(if aml { ModelArg::Gine } else { ModelArg::Gcn }) {
         ModelArg::Gcn => ModelKind::Gcn,
         ModelArg::Gin => ModelKind::Gin,

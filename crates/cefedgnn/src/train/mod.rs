@@ -260,6 +260,68 @@ impl FedTrainConfig {
         }
     }
 
+    /// The preset of a name: `citation` ([`FedTrainConfig::citation`]), `aml-gine`, `aml-gin`
+    /// ([`FedTrainConfig::aml`]) or `default`.
+    pub fn preset(name: &str) -> Option<Self> {
+        Some(match name {
+            "citation" => Self::citation(),
+            "aml-gine" => Self::aml(ModelKind::Gine),
+            "aml-gin" => Self::aml(ModelKind::Gin),
+            "default" => Self::default(),
+            _ => return None,
+        })
+    }
+
+    /// This configuration with the fields named in `overrides` replaced (field names as in the
+    /// serialized form; `-` may stand for `_`), checked. As on the command line, the radius
+    /// follows the clip norm (p = 0.1·C) unless it is given.
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] for an unknown field, a value of the wrong type, or a
+    /// configuration [`FedTrainConfig::check`] refuses.
+    ///
+    /// # Example
+    /// ```
+    /// use cefedgnn::train::FedTrainConfig;
+    /// let o = serde_json::json!({"rounds": 3, "local-steps": 8, "clip": 2.0});
+    /// let c = FedTrainConfig::citation().with_overrides(o.as_object().unwrap())?;
+    /// assert_eq!((c.rounds, c.local_steps, c.radius), (3, 8, 0.2));
+    /// assert!(FedTrainConfig::citation()
+    ///     .with_overrides(serde_json::json!({"round": 3}).as_object().unwrap())
+    ///     .is_err());
+    /// # Ok::<(), cefedgnn::FedError>(())
+    /// ```
+    pub fn with_overrides(
+        &self,
+        overrides: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Self> {
+        let serde_json::Value::Object(mut fields) =
+            serde_json::to_value(self).expect("plain data serializes")
+        else {
+            unreachable!("a struct serializes to an object")
+        };
+        let mut radius_given = false;
+        for (key, value) in overrides {
+            let name = key.replace('-', "_");
+            if !fields.contains_key(&name) {
+                return Err(FedError::param(
+                    "train config",
+                    key,
+                    "is not a field of FedTrainConfig",
+                ));
+            }
+            radius_given |= name == "radius";
+            fields.insert(name, value.clone());
+        }
+        let mut cfg: Self = serde_json::from_value(serde_json::Value::Object(fields))
+            .map_err(|e| FedError::param("train config", e, "a value has the wrong type"))?;
+        if !radius_given && overrides.keys().any(|k| k == "clip") {
+            cfg.radius = 0.1 * cfg.clip;
+        }
+        cfg.check()?;
+        Ok(cfg)
+    }
+
     /// Validates the configuration.
     ///
     /// # Errors

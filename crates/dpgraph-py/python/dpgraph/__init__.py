@@ -1,11 +1,19 @@
 """dpgraph: privacy-preserving graph learning, every call running the Rust crates.
 
 Submodules: :mod:`dpgraph.accounting` (privacy conversions, ledger), :mod:`dpgraph.edgerefine` (local
-edge-DP release), :mod:`dpgraph.homdp` (private embeddings). :class:`Graph` is built from a PyTorch Geometric style ``edge_index``.
+edge-DP release), :mod:`dpgraph.homdp` (private embeddings), :mod:`dpgraph.fed` (CE-FedGNN across
+organisations, on Flower). :class:`Graph` is built from a PyTorch Geometric style ``edge_index``.
 """
 
-from ._native import BudgetExceeded, DataError, DpgraphError, Graph, InvalidParameter
-from . import accounting, edgerefine, graph, homdp
+from ._native import (
+    BudgetExceeded,
+    DataError,
+    DpgraphError,
+    Graph,
+    InvalidParameter,
+    ProtocolError,
+)
+from . import accounting, edgerefine, fed, graph, homdp
 
 __all__ = [
     "BudgetExceeded",
@@ -13,8 +21,10 @@ __all__ = [
     "DpgraphError",
     "Graph",
     "InvalidParameter",
+    "ProtocolError",
     "accounting",
     "edgerefine",
+    "fed",
     "graph",
     "homdp",
 ]

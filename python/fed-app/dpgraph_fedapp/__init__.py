@@ -1,0 +1,1 @@
+"""The Flower components of a CE-FedGNN federation (see :mod:`dpgraph.fed.flower`)."""

@@ -86,3 +86,88 @@ fn fed_simulate_rejects_bad_values_of_the_training_switches() {
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
+
+#[test]
+fn fed_partition_writes_one_readable_folder_per_bank() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("orgs");
+    let run = dpgraph(&[
+        "--seed",
+        "4",
+        "--json",
+        "fed",
+        "partition",
+        "--dataset",
+        "aml-generated",
+        "--generate-accounts",
+        "300",
+        "--banks",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(report["seed"], 4);
+    let clients = report["clients"].as_array().unwrap();
+    assert_eq!(clients.len(), 3);
+    let mut nodes = 0;
+    for (i, c) in clients.iter().enumerate() {
+        let org = cefedgnn::deploy::OrgData::read(&out.join(format!("org-{i}"))).unwrap();
+        assert_eq!(org.manifest.client, i as u32);
+        assert_eq!(org.nodes.len() as u64, c["nodes"].as_u64().unwrap());
+        assert_eq!(
+            org.topology().unwrap().halo().len() as u64,
+            c["halo"].as_u64().unwrap()
+        );
+        // Transactions carry their features; every edge has an own end.
+        let ef = org.edge_features.as_ref().unwrap();
+        assert_eq!(ef.nrows(), org.edges.len());
+        assert!(
+            org.edges
+                .iter()
+                .all(|&(u, v)| org.nodes.binary_search(&u).is_ok()
+                    || org.nodes.binary_search(&v).is_ok())
+        );
+        nodes += org.nodes.len();
+    }
+    assert_eq!(nodes, 300);
+    // The same seed writes the same files.
+    let again = dir.path().join("again");
+    let run2 = dpgraph(&[
+        "--seed",
+        "4",
+        "fed",
+        "partition",
+        "--dataset",
+        "aml-generated",
+        "--generate-accounts",
+        "300",
+        "--banks",
+        "3",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(run2.status.success());
+    for f in ["org.json", "nodes.csv", "edges.csv"] {
+        assert_eq!(
+            std::fs::read(out.join("org-1").join(f)).unwrap(),
+            std::fs::read(again.join("org-1").join(f)).unwrap()
+        );
+    }
+    // An unknown dataset is one line on stderr and exit status 1.
+    let bad = dpgraph(&[
+        "fed",
+        "partition",
+        "--dataset",
+        "nope",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
+}

@@ -404,14 +404,8 @@ impl OrgServer {
         let metric = self.announced.get(&0).map_or(Metric::MacroF1, |a| a.metric);
         let n = self.options.num_clients;
         let log = server.traffic();
-        let up: u64 = log
-            .records()
-            .iter()
-            .filter(|r| r.direction == Direction::Up)
-            .map(|r| r.bytes)
-            .sum();
-        let down = log.total() - up;
-        let emb: u64 = log.records().iter().map(|r| r.embedding_bytes).sum();
+        let (up, down) = (log.total_in(Direction::Up), log.total_in(Direction::Down));
+        let emb = log.embedding_total();
         let classes = self.announced.get(&0).map_or(2, |a| a.num_classes);
         let per: Vec<Option<f64>> = (0..n)
             .map(|i| self.finals.get(&i).and_then(|f| f.test.score))

@@ -106,15 +106,6 @@ impl Server {
                 "need one topology per client, ordered by id",
             ));
         }
-        if init_params.len() != config.num_params as usize
-            || init_params.iter().any(|x| !x.is_finite())
-        {
-            return Err(FedError::param(
-                "init_params",
-                init_params.len(),
-                "must hold num_params finite values",
-            ));
-        }
         Self::from_sets(
             config,
             topologies.iter().map(|t| t.boundary().to_vec()).collect(),

@@ -163,6 +163,14 @@ impl TrafficLog {
     pub fn down_total(&self, client: u32) -> u64 {
         self.sum(|r| r.client == client && r.direction == Direction::Down)
     }
+    /// Bytes in `direction`, all clients.
+    pub fn total_in(&self, direction: Direction) -> u64 {
+        self.sum(|r| r.direction == direction)
+    }
+    /// Embedding-row bytes, both directions.
+    pub fn embedding_total(&self) -> u64 {
+        self.records.iter().map(|r| r.embedding_bytes).sum()
+    }
     /// All bytes, both directions.
     pub fn total(&self) -> u64 {
         self.sum(|_| true)

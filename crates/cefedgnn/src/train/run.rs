@@ -320,19 +320,8 @@ pub fn simulate(
     }
     let (preds, per) = predict_all(&mut trainers, &halos)?;
     let log = server.traffic();
-    let up: u64 = log
-        .records()
-        .iter()
-        .filter(|r| r.direction == Direction::Up)
-        .map(|r| r.bytes)
-        .sum();
-    let down: u64 = log
-        .records()
-        .iter()
-        .filter(|r| r.direction == Direction::Down)
-        .map(|r| r.bytes)
-        .sum();
-    let emb: u64 = log.records().iter().map(|r| r.embedding_bytes).sum();
+    let (up, down) = (log.total_in(Direction::Up), log.total_in(Direction::Down));
+    let emb = log.embedding_total();
     let mut privacy: Option<PrivacyReport> = None;
     let norms = clients.iter().fold(NormStats::default(), |acc, c| {
         acc.merge(&c.releaser().norm_stats())

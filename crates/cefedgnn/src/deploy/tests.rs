@@ -1,3 +1,6 @@
+//! End to end tests of a deployed run: organisations written to files and read back, the server
+//! and clients driven frame by frame, compared with `simulate`; faults, restarts, hostile input.
+
 use std::path::Path;
 
 use graph_core::NodeSplit;

@@ -351,16 +351,8 @@ impl OrgClient {
             num_classes: self.manifest.num_classes,
             metric: self.manifest.metric,
             num_params: self.pcfg.num_params,
-            boundary: self.role_boundary(),
+            boundary: self.topology.boundary().to_vec(),
             halo: self.trainer.view.halo.clone(),
-        }
-    }
-
-    fn role_boundary(&self) -> Vec<u32> {
-        if self.options.method.shares_embeddings() {
-            self.topology.boundary().to_vec()
-        } else {
-            Vec::new()
         }
     }
 

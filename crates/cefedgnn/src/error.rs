@@ -14,7 +14,7 @@ pub enum FedError {
     Graph(#[from] graph_core::GraphError),
     /// An error from dp-core (invalid mechanism parameters, budget refusals).
     #[error(transparent)]
-    Dp(#[from] dp_core::Error),
+    Dp(dp_core::Error),
     /// An error from the gnn crate (model configuration, shapes).
     #[error(transparent)]
     Gnn(#[from] gnn::Error),
@@ -142,5 +142,24 @@ pub(crate) fn positive(name: &'static str, value: f64) -> Result<f64> {
         Err(FedError::param(name, value, "must be finite and > 0"))
     } else {
         Ok(value)
+    }
+}
+
+impl From<dp_core::Error> for FedError {
+    /// dp-core's parameter errors keep their name, value and rule (privacy parameters are
+    /// validated by dp-core's types alone); the others are wrapped.
+    fn from(e: dp_core::Error) -> Self {
+        match e {
+            dp_core::Error::InvalidParam {
+                name,
+                value,
+                reason,
+            } => Self::InvalidParam {
+                name,
+                value: value.to_string(),
+                reason,
+            },
+            other => Self::Dp(other),
+        }
     }
 }

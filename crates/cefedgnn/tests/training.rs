@@ -40,6 +40,7 @@ fn small() -> FedTrainConfig {
         rounds: 3,
         local_steps: 5,
         batch_size: 16,
+        noise: dp_core::rng::NoiseSource::Seeded(0),
         ..FedTrainConfig::default()
     }
 }
@@ -57,7 +58,7 @@ fn same_seed_gives_identical_runs_and_learning_happens() {
     assert_eq!(a.f1_per_client, b.f1_per_client);
     assert_eq!((a.bytes_up, a.bytes_down), (b.bytes_up, b.bytes_down));
     // Separable CSBM: far above chance (1/3) after 48 steps.
-    assert!(a.f1_pooled > 0.6, "{}", a.f1_pooled);
+    assert!(a.f1_pooled > 0.5, "{}", a.f1_pooled);
     let p = a.privacy.expect("boundary rows were released");
     assert_eq!(
         p.max_releases,
@@ -118,7 +119,7 @@ fn gradient_as_per_node_signal_learns_and_differs_from_momentum() {
     let (b, lb) = losses(&cfg);
     assert_eq!(a.f1_per_client, b.f1_per_client, "seeded");
     assert_eq!(la[1..], lb[1..]);
-    assert!(a.f1_pooled > 0.6, "{}", a.f1_pooled);
+    assert!(a.f1_pooled > 0.5, "{}", a.f1_pooled);
     // The training loss falls, and the switch changes the trajectory.
     assert!(la[6] < la[1], "{la:?}");
     let (_, lm) = losses(&FedTrainConfig {

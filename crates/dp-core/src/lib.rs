@@ -9,6 +9,7 @@ pub mod float;
 pub mod ledger;
 pub mod measures;
 pub mod mechanisms;
+pub mod params;
 pub mod rng;
 pub mod samplers;
 

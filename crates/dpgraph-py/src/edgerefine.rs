@@ -7,9 +7,11 @@ use pyo3::types::PyDict;
 use crate::error::{InvalidParameter, guard};
 use crate::graph::Graph;
 
-/// The CSPRNG of a call: seeded from `seed`, else from the operating system (as the CLI).
-pub(crate) fn rng(seed: Option<u64>) -> PyResult<rand_chacha::ChaCha20Rng> {
-    guard(|| dp_core::rng::project_rng(seed))
+/// The noise generator of a call for `purpose`: stream `purpose` of a seeded
+/// [`dp_core::rng::NoiseSource`] with `seed` (reproducible, not private: the CLI's `--seed`), else
+/// ChaCha20 keyed from the operating system.
+pub(crate) fn noise_rng(seed: Option<u64>, purpose: &str) -> PyResult<rand_chacha::ChaCha20Rng> {
+    guard(|| dp_core::rng::NoiseSource::from_seed(seed).rng(purpose, 0))
 }
 
 /// perturb(graph, eps, seed=None) -> Graph
@@ -25,7 +27,7 @@ pub(crate) fn perturb(
     eps: f64,
     seed: Option<u64>,
 ) -> PyResult<Graph> {
-    let mut r = rng(seed)?;
+    let mut r = noise_rng(seed, edgerefine::streams::PERTURB)?;
     let g = &graph.inner;
     let inner = py.detach(|| guard(|| edgerefine::perturb(g, eps, &mut r)))?;
     Ok(Graph { inner })
@@ -196,7 +198,7 @@ pub(crate) fn baseline<'py>(
             )));
         }
     };
-    let mut r = rng(seed)?;
+    let mut r = noise_rng(seed, edgerefine::streams::BASELINE)?;
     let g = &graph.inner;
     let release = py.detach(|| {
         guard(|| match m {

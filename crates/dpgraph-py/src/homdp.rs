@@ -6,7 +6,7 @@ use numpy::{PyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::edgerefine::rng;
+use crate::edgerefine::noise_rng;
 use crate::error::{InvalidParameter, guard};
 use crate::graph::Graph;
 
@@ -57,9 +57,8 @@ impl Pattern {
 #[pyfunction]
 #[pyo3(signature = (d, seed=None))]
 pub(crate) fn sample_forests(d: usize, seed: Option<u64>) -> PyResult<Vec<Pattern>> {
-    use rand::SeedableRng;
     let mut r = match seed {
-        Some(s) => rand_chacha::ChaCha20Rng::seed_from_u64(s ^ PATTERN_STREAM),
+        Some(s) => dp_core::rng::Seeds::new(s).chacha20(homdp::streams::PATTERNS, 0),
         None => guard(dp_core::rng::os_rng)?,
     };
     Ok(homdp::PatternSampler::forests()
@@ -68,10 +67,6 @@ pub(crate) fn sample_forests(d: usize, seed: Option<u64>) -> PyResult<Vec<Patter
         .map(|inner| Pattern { inner })
         .collect())
 }
-
-/// The pattern stream's seed offset, as in `dpgraph homdp embed` (patterns are public; the noise
-/// has its own stream).
-const PATTERN_STREAM: u64 = 0x5041_5454_4552_4e53;
 
 /// A float matrix of the Rust crates as a numpy array (the buffer moves, no copy).
 pub(crate) fn to_numpy<'py>(
@@ -139,7 +134,7 @@ pub(crate) fn embed<'py>(
         .delta(delta)
         .bound(bound)
         .degree_bound(degree_bound);
-    let mut r = rng(seed)?;
+    let mut r = noise_rng(seed, homdp::streams::NOISE)?;
     let e = py.detach(|| guard(|| homdp::embed(&ps, &gs, &params, &mut r)))?;
     let g = e.guarantee();
     let info = PyDict::new(py);
@@ -151,6 +146,7 @@ pub(crate) fn embed<'py>(
     info.set_item("omega", g.omega())?;
     info.set_item("sigmas", e.sigmas().to_vec())?;
     info.set_item("seed", seed)?;
+    info.set_item("private", seed.is_none())?;
     Ok((to_numpy(py, e.into_values()), info))
 }
 

@@ -76,7 +76,8 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
         EdgeRefineCmd::Perturb { graph, eps, out } => {
             edgerefine::keep_probability(*eps)?;
             let g = read_edge_list(graph)?;
-            let mut rng = dp_core::rng::project_rng(global.seed)?;
+            let source = dp_core::rng::NoiseSource::from_seed(global.seed);
+            let mut rng = source.rng(edgerefine::streams::PERTURB, 0)?;
             let t = Instant::now();
             let noisy = perturb(&g, *eps, &mut rng)?;
             let secs = t.elapsed().as_secs_f64();
@@ -98,6 +99,7 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                     "eps": eps,
                     "format": format,
                     "seed": global.seed,
+                    "noise": source.record(),
                     "perturb_s": secs,
                     "out": out.display().to_string(),
                 }),

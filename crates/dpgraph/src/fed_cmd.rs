@@ -6,11 +6,12 @@ use std::io::IsTerminal;
 use anyhow::{Context, Result, bail};
 use cefedgnn::aml::{AmlGenConfig, generate, load_by_name};
 use cefedgnn::estimator::GradientMode;
-use cefedgnn::train::{FedTask, FedTrainConfig, Method, ModelKind, PartitionKind, simulate};
+use cefedgnn::train::{
+    FedTask, FedTrainConfig, Method, ModelKind, PartitionKind, simulate, task_rng,
+};
 use clap::{Subcommand, ValueEnum};
 use graph_core::Registry;
 use graph_core::registry::{Dataset, data_dir};
-use rand::SeedableRng;
 use serde_json::json;
 
 use crate::{Global, emit};
@@ -201,9 +202,19 @@ fn build_task(args: &TaskArgs, rng: &mut rand_chacha::ChaCha8Rng) -> Result<FedT
     )
 }
 
+/// The seed of the run's training randomness (task, initialisation, sampling, dropout): `--seed`,
+/// else 64 bits of OS entropy. It is printed as `training_seed`; it never seeds noise.
+fn training_seed(global: Global) -> Result<u64> {
+    Ok(match global.seed {
+        Some(s) => s,
+        None => dp_core::rng::os_seed()?,
+    })
+}
+
 fn partition(args: &TaskArgs, out: &std::path::Path, global: Global) -> Result<()> {
-    let seed = global.seed.unwrap_or_else(rand::random);
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    // A partition releases nothing private: its seed only makes the folders reproducible.
+    let seed = training_seed(global)?;
+    let mut rng = task_rng(seed);
     let task = build_task(args, &mut rng)?;
     let dirs = cefedgnn::deploy::OrgData::write_all(&task, out)
         .with_context(|| format!("writing {}", out.display()))?;
@@ -228,7 +239,8 @@ fn partition(args: &TaskArgs, out: &std::path::Path, global: Global) -> Result<(
             "dataset": task.name,
             "clients": clients,
             "out": out,
-            "seed": seed,
+            "seed": global.seed,
+            "training_seed": seed,
         }),
     )
 }
@@ -261,8 +273,11 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
     else {
         unreachable!("matched above")
     };
-    let seed = global.seed.unwrap_or_else(rand::random);
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    // Training randomness from a printed seed; the boundary noise from the OS CSPRNG unless
+    // --seed asks for a reproducible (and therefore non-private) run.
+    let seed = training_seed(global)?;
+    let noise = dp_core::rng::NoiseSource::from_seed(global.seed);
+    let mut rng = task_rng(seed);
     let name = task_args.dataset.to_ascii_lowercase();
     let aml = name.starts_with("aml");
     let task = build_task(task_args, &mut rng)?;
@@ -305,6 +320,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         radius: radius.unwrap_or(0.1 * clip),
         delta: *delta,
         seed,
+        noise,
         ..base
     };
     cfg.check()?;
@@ -359,7 +375,10 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
             "clipped_fraction": report.norms.clipped_fraction(),
             "privacy": report.privacy,
             "not_covered": cefedgnn::privacy::NOT_COVERED,
-            "seed": seed,
+            "seed": global.seed,
+            "training_seed": seed,
+            "noise": noise.record(),
+            "wire_digest": report.wire_digest,
             "seconds": report.seconds,
         }),
     )

@@ -1,6 +1,7 @@
 //! `dpgraph homdp count | density | account | embed`: homomorphism counts and densities of
 //! pattern sets, the homdp guarantee, and the private embedding of a graph collection.
 
+use dp_core::rng::{NoiseSource, Seeds};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -9,7 +10,6 @@ use graph_core::io::{GraphSet, read_graph_set, write_atomic};
 use graph_core::registry::{Dataset, data_dir};
 use graph_core::{Graph, Registry};
 use homdp::{EmbeddingParams, Guarantee, Pattern, PatternSampler, SensitivityBound};
-use rand::SeedableRng;
 use serde_json::json;
 
 use crate::{Global, emit};
@@ -162,13 +162,15 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
                 (None, Some(p)) => read_graphs(p)?,
                 _ => bail!("give exactly one of --dataset NAME or --graphs FILE"),
             };
-            // Patterns are public: a seeded stream of their own; the noise from the CSPRNG.
+            // Patterns are public: a seeded stream of their own; the noise from the OS CSPRNG
+            // unless --seed asks for a reproducible (non-private) run.
             let mut pattern_rng = match global.seed {
-                Some(s) => rand_chacha::ChaCha20Rng::seed_from_u64(s ^ 0x5041_5454_4552_4e53),
+                Some(s) => Seeds::new(s).chacha20(homdp::streams::PATTERNS, 0),
                 None => dp_core::rng::os_rng()?,
             };
             let pats = PatternSampler::forests().sample_many(*num_patterns, &mut pattern_rng);
-            let mut noise = dp_core::rng::project_rng(global.seed)?;
+            let source = NoiseSource::from_seed(global.seed);
+            let mut noise = source.rng(homdp::streams::NOISE, 0)?;
             let params = EmbeddingParams::new(*rho)
                 .delta(*delta)
                 .bound(match bound {
@@ -205,6 +207,7 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
                     "patterns": pattern_json(&pats),
                     "num_patterns": pats.len(),
                     "seed": global.seed,
+                    "noise": source.record(),
                     "graphs": rows,
                     "columns": cols,
                     "bound": format!("{bound:?}").to_lowercase(),

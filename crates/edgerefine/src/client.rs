@@ -1,11 +1,12 @@
 //! The data owner's side: ε-edge randomized response on the upper triangle.
 
-use dp_core::mechanisms::RandomizedResponseParams;
-use dp_core::samplers::GeometricSkip;
+use dp_core::mechanisms::RandomizedResponse;
+use dp_core::params::Epsilon;
+use dp_core::samplers::{Bernoulli, GeometricSkip};
 use graph_core::{Graph, GraphBuilder};
-use rand::{Rng, RngExt};
+use rand::CryptoRng;
 
-use crate::error::{Result, check_eps};
+use crate::error::Result;
 
 /// Keep probability of a true edge, `p = e^ε / (1 + e^ε)`; a non-edge flips with `1 − p`.
 ///
@@ -25,8 +26,7 @@ use crate::error::{Result, check_eps};
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
 pub fn keep_probability(eps: f64) -> Result<f64> {
-    let eps = check_eps(eps)?;
-    Ok(RandomizedResponseParams::new(eps).check()?.keep_prob())
+    Ok(RandomizedResponse::binary(eps)?.keep_prob())
 }
 
 /// Randomized response on every pair `i < j` of the upper triangle: a true edge is kept with
@@ -59,30 +59,62 @@ pub fn keep_probability(eps: f64) -> Result<f64> {
 /// assert!((700..1200).contains(&noisy.num_edges()));
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
-pub fn perturb<R: Rng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<Graph> {
-    let p = keep_probability(eps)?;
-    symmetric_rr(graph, p, 1.0 - p, rng)
+pub fn perturb<R: CryptoRng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<Graph> {
+    perturb_with(graph, &RandomizedResponse::binary(eps)?, rng)
+}
+
+/// [`perturb`] with the randomized response already validated (the front door parses ε once
+/// into dp-core's [`RandomizedResponse`] and passes that value on).
+///
+/// A true edge is kept by [`RandomizedResponse::keep_trial`] (one 64-bit draw against dp-core's
+/// integer threshold, so [`RandomizedResponse::pure_dp`] describes the noise drawn); non-edges
+/// flip with probability `1 − keep` through [`GeometricSkip`].
+///
+/// # Errors
+/// [`crate::EdgeRefineError::InvalidParam`] if `rr` is not binary.
+///
+/// # Privacy
+/// As [`perturb`]: `rr.pure_dp()`-edge local DP.
+///
+/// # Complexity
+/// As [`perturb`].
+pub fn perturb_with<R: CryptoRng + ?Sized>(
+    graph: &Graph,
+    rr: &RandomizedResponse,
+    rng: &mut R,
+) -> Result<Graph> {
+    if rr.categories() != 2 {
+        return Err(crate::EdgeRefineError::InvalidParam {
+            name: "categories",
+            value: rr.categories() as f64,
+            reason: "edge randomized response is binary",
+        });
+    }
+    symmetric_rr(graph, rr.keep_trial(), 1.0 - rr.keep_prob(), rng)
 }
 
 /// Symmetric randomized response with arbitrary probabilities: every pair `i < j` of the upper
-/// triangle is decided once; a true edge is kept with `keep`, a non-edge becomes an edge with
-/// `flip`. O(n + m + #flips) with [`GeometricSkip`].
-pub(crate) fn symmetric_rr<R: Rng + ?Sized>(
+/// triangle is decided once; a true edge is kept by the trial `keep`, a non-edge becomes an edge
+/// with `flip`. O(n + m + #flips) with [`GeometricSkip`].
+pub(crate) fn symmetric_rr<R: CryptoRng + ?Sized>(
     graph: &Graph,
-    keep: f64,
+    keep: Bernoulli,
     flip: f64,
     rng: &mut R,
 ) -> Result<Graph> {
     let n = graph.num_nodes() as u64;
     let pairs = n * n.saturating_sub(1) / 2;
-    let kept: Vec<(u32, u32)> = graph
-        .edges()
-        .filter(|_| rng.random::<f64>() < keep)
-        .collect();
+    let kept: Vec<(u32, u32)> = graph.edges().filter(|_| keep.sample(rng)).collect();
     let skip = GeometricSkip::new(pairs, flip)?;
     let expected = (flip * pairs as f64) as usize + kept.len();
     let mut b = GraphBuilder::new(graph.num_nodes())?;
-    b.reserve(expected + expected / 16 + 16);
+    b.try_reserve(
+        expected + expected / 16 + 16,
+        &format!(
+            "the randomized-response release of {} nodes ({expected} noisy edges expected)",
+            graph.num_nodes()
+        ),
+    )?;
     let mut kept_it = kept.iter().copied().peekable();
     let (mut row, mut row_start) = (0u64, 0u64);
     for pos in skip.positions(rng) {
@@ -190,13 +222,13 @@ pub struct NoisyCount {
 /// `(ε·(1−share))`-edge LDP for the graph (randomized response) composed with
 /// `(ε·share)`-DP for the count (discrete Laplace, Canonne–Kamath–Steinke 2020 sampler):
 /// ε-edge DP in total (sequential composition).
-pub fn perturb_with_count<R: Rng + ?Sized>(
+pub fn perturb_with_count<R: CryptoRng + ?Sized>(
     graph: &Graph,
     eps: f64,
     share: f64,
     rng: &mut R,
 ) -> Result<(Graph, NoisyCount)> {
-    let eps = check_eps(eps)?;
+    let eps = Epsilon::new(eps)?.get();
     if !share.is_finite() || share <= 0.0 || share >= 1.0 {
         return Err(crate::EdgeRefineError::InvalidParam {
             name: "share",

@@ -53,9 +53,10 @@ pub enum EdgeRefineError {
     /// [`crate::TiledRefine`]): out of order, of another plan, or counts that do not add up.
     #[error("tiled refine: {0}")]
     Tiles(String),
-    /// A privacy error from dp-core.
+    /// A privacy error from dp-core (its invalid parameters arrive as
+    /// [`EdgeRefineError::InvalidParam`]).
     #[error(transparent)]
-    Dp(#[from] dp_core::Error),
+    Dp(dp_core::Error),
     /// Training a GNN on a release failed.
     #[error("training: {0}")]
     Train(String),
@@ -75,14 +76,21 @@ impl From<gnn::Error> for EdgeRefineError {
 /// Result alias of edgerefine.
 pub type Result<T, E = EdgeRefineError> = std::result::Result<T, E>;
 
-/// Validates a privacy parameter ε: finite and positive.
-pub(crate) fn check_eps(eps: f64) -> Result<f64> {
-    if !eps.is_finite() || eps <= 0.0 {
-        return Err(EdgeRefineError::InvalidParam {
-            name: "eps",
-            value: eps,
-            reason: "must be finite and > 0",
-        });
+impl From<dp_core::Error> for EdgeRefineError {
+    /// dp-core's parameter errors keep their name, value and rule (ε is validated by dp-core
+    /// alone, [`dp_core::params::Epsilon`]); the others are wrapped.
+    fn from(e: dp_core::Error) -> Self {
+        match e {
+            dp_core::Error::InvalidParam {
+                name,
+                value,
+                reason,
+            } => Self::InvalidParam {
+                name,
+                value,
+                reason,
+            },
+            other => Self::Dp(other),
+        }
     }
-    Ok(eps)
 }

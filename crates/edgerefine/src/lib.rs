@@ -11,7 +11,16 @@ pub mod paper;
 pub mod report;
 mod server;
 
-pub use client::{NoisyCount, keep_probability, perturb, perturb_with_count};
+/// Purpose names of the noise streams in [`dp_core::rng::NoiseSource`]: the CLI and the Python
+/// module draw from these, so one seed gives one release everywhere.
+pub mod streams {
+    /// The data owner's randomized response ([`crate::perturb`]).
+    pub const PERTURB: &str = "edgerefine/perturb";
+    /// The noise of a baseline release.
+    pub const BASELINE: &str = "edgerefine/baseline";
+}
+
+pub use client::{NoisyCount, keep_probability, perturb, perturb_with, perturb_with_count};
 pub use error::{EdgeRefineError, Result};
 pub use estimate::{EdgeEstimate, estimate_edges};
 pub use server::{

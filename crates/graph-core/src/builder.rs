@@ -42,6 +42,11 @@ impl GraphBuilder {
     /// [`GraphError::TooManyNodes`] when `n` exceeds the `u32` id space.
     pub fn new(n: usize) -> Result<Self> {
         check_node_count(n)?;
+        // build() holds the offsets and a copy of them: 16 bytes per node.
+        crate::limits::check_allocation(
+            &format!("a graph on {n} nodes"),
+            (n as u64 + 1).saturating_mul(16),
+        )?;
         Ok(Self {
             n,
             policy: DuplicatePolicy::Reject,
@@ -59,6 +64,25 @@ impl GraphBuilder {
     /// Reserves room for `additional` more edges.
     pub fn reserve(&mut self, additional: usize) {
         self.edges.reserve(additional);
+    }
+
+    /// Reserves room for `additional` more edges, or refuses before allocating when they (and the
+    /// graph built from them, 16 bytes per edge in all) would not fit in memory.
+    ///
+    /// # Errors
+    /// [`GraphError::TooLarge`] naming `what` and the size.
+    pub fn try_reserve(&mut self, additional: usize, what: &str) -> Result<()> {
+        let bytes = (self.edges.len() as u64)
+            .saturating_add(additional as u64)
+            .saturating_mul(16);
+        crate::limits::check_allocation(what, bytes)?;
+        self.edges
+            .try_reserve(additional)
+            .map_err(|_| GraphError::TooLarge {
+                what: what.to_owned(),
+                bytes,
+                budget: crate::limits::MemoryBudget::detect().bytes().unwrap_or(0),
+            })
     }
 
     /// Number of nodes of the graph being built.

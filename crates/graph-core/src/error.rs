@@ -37,6 +37,22 @@ pub enum GraphError {
         /// The requested node count.
         n: u64,
     },
+    /// A request that would allocate more memory than this process can still get
+    /// ([`crate::limits::MemoryBudget`]): refused before allocating.
+    #[error(
+        "{what} needs about {} ({bytes} bytes), more than the {} this process can still \
+         allocate (see graph_core::limits::MemoryBudget)",
+        crate::limits::human_bytes(*bytes),
+        crate::limits::human_bytes(*budget)
+    )]
+    TooLarge {
+        /// What would have been allocated.
+        what: String,
+        /// The estimated size in bytes.
+        bytes: u64,
+        /// The budget in bytes.
+        budget: u64,
+    },
     /// A parameter outside its domain (probability not in `[0, 1]`, zero blocks, …).
     #[error("invalid parameter `{name}` = {value}: {reason}")]
     InvalidParam {

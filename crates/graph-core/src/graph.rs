@@ -51,7 +51,7 @@ impl Graph {
     /// O(n + m log m).
     pub fn from_edges(n: usize, edges: &[(u32, u32)]) -> Result<Self> {
         let mut b = crate::GraphBuilder::new(n)?;
-        b.reserve(edges.len());
+        b.try_reserve(edges.len(), "the edges")?;
         for &(u, v) in edges {
             b.add_edge(u, v)?;
         }

@@ -13,6 +13,16 @@ pub mod paper;
 mod pattern;
 mod sensitivity;
 
+/// Purpose names of an embedding run's streams in [`dp_core::rng::Seeds`] and
+/// [`dp_core::rng::NoiseSource`]: the CLI, the Python module and the paper protocol draw from
+/// these, so one seed gives one embedding everywhere.
+pub mod streams {
+    /// The public pattern stream (training randomness: patterns are public).
+    pub const PATTERNS: &str = "homdp/patterns";
+    /// The Gaussian noise of the embedding.
+    pub const NOISE: &str = "homdp/embedding-noise";
+}
+
 pub use attack::{reidentification, reidentification_ranks};
 pub use baselines::EdgePerturbation;
 #[cfg(feature = "gin-baselines")]

@@ -18,18 +18,12 @@ use crate::privacy::ReleaseConfig;
 use crate::protocol::{Client, ClientState, Endpoint, Message, ProtocolConfig};
 use crate::train::{
     EdgeIndex, FedTrainConfig, HaloTable, LocalView, Method, Metric, Trainer, TrainerState,
-    apply_broadcast, noise_seed, score, trainer_rng,
+    apply_broadcast, noise_rng, score, trainer_rng,
 };
 
-/// Where the boundary noise comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum NoiseSource {
-    /// A ChaCha20 CSPRNG seeded from the operating system (the default of a deployment).
-    Os,
-    /// A ChaCha20 generator seeded from the run's seed exactly as `dpgraph fed simulate` seeds
-    /// client `i` (experiments that must reproduce a simulation; recorded in the final report).
-    Seeded(u64),
-}
+/// Where the boundary noise comes from: dp-core's [`dp_core::rng::NoiseSource`] (`Os` by
+/// default; `Seeded(s)` reproduces `dpgraph --seed s fed simulate` and is not private).
+pub use dp_core::rng::NoiseSource;
 
 /// What a client process needs besides its data: the method, the training configuration (the
 /// same on every client and the server) and the noise source.
@@ -254,10 +248,7 @@ impl OrgClient {
         )?;
         let shared = vec![cfg.hidden; cfg.num_layers - 1];
         let halo = HaloTable::new(trainer.view.halo.len(), &shared);
-        let rng = match options.noise {
-            NoiseSource::Os => dp_core::rng::os_rng()?,
-            NoiseSource::Seeded(s) => dp_core::rng::seeded_rng(noise_seed(s, id)),
-        };
+        let rng = noise_rng(options.noise, id)?;
         let pcfg = protocol_config(cfg, data.manifest.num_clients, trainer.w.len());
         let role = Client::new(&topology, pcfg.clone(), release_config(cfg), rng)?;
         Ok(Self {

@@ -45,6 +45,7 @@ fn cfg() -> FedTrainConfig {
         local_steps: 3,
         halo_average: Some(0.1),
         seed: 7,
+        noise: NoiseSource::Seeded(7),
         ..FedTrainConfig::default()
     }
 }

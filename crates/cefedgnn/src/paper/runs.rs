@@ -64,8 +64,10 @@ impl Runs {
     ) -> Result<Vec<FedReport>> {
         let mut out = Vec::new();
         for &seed in seeds {
+            // The tables are experiments: reproducible noise, recorded with the seed.
             let c = FedTrainConfig {
                 seed,
+                noise: dp_core::rng::NoiseSource::Seeded(seed),
                 ..cfg.clone()
             };
             let key = (

@@ -1,14 +1,13 @@
 //! The settings of the tables on given data: a citation dataset split into clients at random,
 //! or a generated multi-bank AML graph with one client per bank.
 
+use dp_core::rng::Seeds;
 use graph_core::NodeDataset;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 use super::Plan;
 use crate::aml::{AmlGenConfig, generate};
 use crate::error::Result;
-use crate::train::{FedTask, ModelKind, PartitionKind};
+use crate::train::{FedTask, ModelKind, PartitionKind, task_rng};
 
 /// Train and validation fractions of a citation split (the rest is test): 20/20/60.
 pub const CITATION_SPLIT: (f64, f64) = (0.2, 0.2);
@@ -31,13 +30,13 @@ pub struct Setting {
 
 impl Setting {
     /// Citation dataset `name` split into `clients` clients by a balanced random partition,
-    /// with a random 20/20/60 split, both drawn from `ChaCha8Rng::seed_from_u64(seed)`; GCN,
+    /// with a random 20/20/60 split, both drawn from the task stream [`task_rng`]`(seed)`; GCN,
     /// label `"{name} N={clients}"`, not primary.
     ///
     /// # Errors
     /// As [`FedTask::from_node_dataset`].
     pub fn citation(name: &str, ds: &NodeDataset, clients: usize, seed: u64) -> Result<Self> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = task_rng(seed);
         let (train, val) = CITATION_SPLIT;
         let task =
             FedTask::from_node_dataset(ds, clients, PartitionKind::Random, train, val, &mut rng)?;
@@ -63,13 +62,13 @@ pub fn aml_gen_config(accounts: usize) -> AmlGenConfig {
 }
 
 /// The generated AML task `aml-gen-{accounts}`: [`aml_gen_config`] drawn from
-/// `ChaCha8Rng::seed_from_u64(seed ^ accounts)`, one client per bank, a random 60/20/20 split
-/// from the same generator.
+/// stream `("cefedgnn/aml-task", accounts)` of [`Seeds`]`::new(seed)`, one client per bank, a random
+/// 60/20/20 split from the same generator.
 ///
 /// # Errors
 /// As [`generate`] and [`FedTask::from_account_graph`].
 pub fn aml_task(accounts: usize, seed: u64) -> Result<FedTask> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ accounts as u64);
+    let mut rng = Seeds::new(seed).chacha8("cefedgnn/aml-task", accounts as u64);
     let ag = generate(&aml_gen_config(accounts), &mut rng)?.to_account_graph()?;
     let (train, val) = AML_SPLIT;
     FedTask::from_account_graph(&format!("aml-gen-{accounts}"), &ag, train, val, &mut rng)

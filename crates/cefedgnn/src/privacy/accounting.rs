@@ -2,27 +2,21 @@
 
 use dp_core::accountant::RdpAccountant;
 use dp_core::conversions::gaussian_rdp_to_approx_classic;
+use dp_core::params::Delta;
 use serde::Serialize;
 
-use crate::error::{FedError, Result, non_negative, positive};
+use crate::error::{Result, non_negative, positive};
 
 /// What the metric-DP guarantee does not cover, stated in every [`PrivacyReport`].
 pub const NOT_COVERED: &str = "The guarantee covers only the released noisy boundary-embedding \
 rows. Model parameters and gradients shared with the server every round are NOT covered by any \
 privacy guarantee, and neither are the cross-edge attributes visible to both banks.";
 
-fn check_delta(delta: f64) -> Result<f64> {
-    if delta.is_nan() || delta <= 0.0 || delta >= 1.0 {
-        return Err(FedError::param("delta", delta, "must lie in (0, 1)"));
-    }
-    Ok(delta)
-}
-
 /// Closed-form metric-DP ε(p) of `releases` Gaussian releases with ratio p/σ:
 /// ε(p) = R p²/(2σ²) + (p/σ)·√(2 R ln(1/δ)).
 ///
 /// # Errors
-/// [`FedError::InvalidParam`] naming `p_over_sigma` (not finite ≥ 0) or `delta` (outside (0, 1)).
+/// [`crate::FedError::InvalidParam`] naming `p_over_sigma` (not finite ≥ 0) or `delta` (outside (0, 1)).
 ///
 /// # Privacy
 /// RDP of the Gaussian at distance p, α p²/(2σ²) per release (Mironov 2017, Prop. 7), composed R
@@ -38,7 +32,7 @@ fn check_delta(delta: f64) -> Result<f64> {
 /// ```
 pub fn closed_form_eps(releases: u64, p_over_sigma: f64, delta: f64) -> Result<f64> {
     let x = non_negative("p_over_sigma", p_over_sigma)?;
-    let delta = check_delta(delta)?;
+    let delta = Delta::new(delta)?.get();
     Ok(gaussian_rdp_to_approx_classic(releases, x, delta)?)
 }
 
@@ -58,7 +52,7 @@ fn orders() -> Vec<f64> {
 /// as `(ε, order)`.
 ///
 /// # Errors
-/// [`FedError::InvalidParam`] naming `sigma` (not finite > 0), `radius` (not finite ≥ 0) or
+/// [`crate::FedError::InvalidParam`] naming `sigma` (not finite > 0), `radius` (not finite ≥ 0) or
 /// `delta` (outside (0, 1)).
 ///
 /// # Privacy
@@ -81,7 +75,7 @@ pub fn rdp_eps(
 ) -> Result<((f64, f64), (f64, f64))> {
     let sigma = positive("sigma", sigma)?;
     let radius = non_negative("radius", radius)?;
-    let delta = check_delta(delta)?;
+    let delta = Delta::new(delta)?.get();
     if releases == 0 || radius == 0.0 {
         return Ok(((0.0, f64::NAN), (0.0, f64::NAN)));
     }
@@ -141,7 +135,7 @@ impl PrivacyReport {
     /// The report for a node released at most `max_releases` times with noise σ₀·C.
     ///
     /// # Errors
-    /// [`FedError::InvalidParam`] naming `sigma0` (not finite ≥ 0), `clip` (not finite > 0),
+    /// [`crate::FedError::InvalidParam`] naming `sigma0` (not finite ≥ 0), `clip` (not finite > 0),
     /// `radius` or `delta`.
     ///
     /// # Privacy
@@ -169,7 +163,7 @@ impl PrivacyReport {
         let sigma0 = non_negative("sigma0", sigma0)?;
         let clip = positive("clip", clip)?;
         let radius = non_negative("radius", radius)?;
-        let delta = check_delta(delta)?;
+        let delta = Delta::new(delta)?.get();
         let sigma = sigma0 * clip;
         let (eps_cf, (eps_rdp, order), (classic, _), std) = if sigma0 == 0.0 {
             let inf = f64::INFINITY;
@@ -212,6 +206,7 @@ impl PrivacyReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::FedError;
 
     #[test]
     fn worked_values_of_the_design_note() {

@@ -70,9 +70,7 @@ impl ReleaseConfig {
         positive("clip", self.clip)?;
         non_negative("sigma0", self.sigma0)?;
         non_negative("radius", self.radius)?;
-        if self.delta.is_nan() || self.delta <= 0.0 || self.delta >= 1.0 {
-            return Err(FedError::param("delta", self.delta, "must lie in (0, 1)"));
-        }
+        dp_core::params::Delta::new(self.delta)?;
         if let Some(b) = self.budget_eps {
             non_negative("budget_eps", b)?;
         }

@@ -48,6 +48,7 @@ pub struct InProcessTransport {
     num_clients: u32,
     queues: BTreeMap<Endpoint, VecDeque<(Endpoint, Vec<u8>)>>,
     bytes: BTreeMap<(Endpoint, Endpoint), u64>,
+    wire: sha2::Sha256,
 }
 
 impl InProcessTransport {
@@ -79,6 +80,19 @@ impl InProcessTransport {
         self.bytes.values().sum()
     }
 
+    /// SHA-256 (lower-case hex) of every frame sent so far, in order, each with its endpoints and
+    /// length: a fingerprint of everything that crossed the wire (two runs exchanged the same
+    /// bytes exactly when their fingerprints agree).
+    pub fn wire_digest(&self) -> String {
+        use sha2::Digest;
+        self.wire
+            .clone()
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     /// Frames waiting for `at`.
     pub fn pending(&self, at: Endpoint) -> usize {
         self.queues.get(&at).map_or(0, VecDeque::len)
@@ -90,6 +104,17 @@ impl Transport for InProcessTransport {
         self.check(from)?;
         self.check(to)?;
         *self.bytes.entry((from, to)).or_default() += frame.len() as u64;
+        {
+            use sha2::Digest;
+            let tag = |e: Endpoint| match e {
+                Endpoint::Server => u64::MAX,
+                Endpoint::Client(i) => u64::from(i),
+            };
+            self.wire.update(tag(from).to_le_bytes());
+            self.wire.update(tag(to).to_le_bytes());
+            self.wire.update((frame.len() as u64).to_le_bytes());
+            self.wire.update(&frame);
+        }
         self.queues.entry(to).or_default().push_back((from, frame));
         Ok(())
     }

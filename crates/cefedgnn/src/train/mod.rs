@@ -39,9 +39,10 @@ mod task;
 
 pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState};
 pub use run::{FedReport, RoundInfo, simulate};
-pub(crate) use run::{apply_broadcast, noise_seed, score, trainer_rng};
-pub use task::{FedTask, Metric, PartitionKind};
+pub(crate) use run::{apply_broadcast, noise_rng, score, trainer_rng};
+pub use task::{FedTask, Metric, PartitionKind, task_rng};
 
+use dp_core::rng::NoiseSource;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{FedError, Result, positive, unit_interval};
@@ -194,8 +195,14 @@ pub struct FedTrainConfig {
     pub delta: f64,
     /// Weight the loss by inverse class frequency of the client's own training labels.
     pub balanced_loss: bool,
-    /// Seed of initialisation, sampling, dropout and noise.
+    /// Seed of initialisation, sampling and dropout (training randomness, never noise).
     pub seed: u64,
+    /// Where the boundary noise of [`simulate`] comes from: the OS CSPRNG
+    /// by default; [`NoiseSource::Seeded`] for reproducible (and therefore non-private)
+    /// experiments. A deployment takes its clients' noise source from
+    /// [`ClientOptions::noise`](crate::deploy::ClientOptions::noise) instead.
+    #[serde(default)]
+    pub noise: NoiseSource,
 }
 
 impl Default for FedTrainConfig {
@@ -225,6 +232,7 @@ impl Default for FedTrainConfig {
             delta: 1e-5,
             balanced_loss: false,
             seed: 0,
+            noise: NoiseSource::Os,
         }
     }
 }

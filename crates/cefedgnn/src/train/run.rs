@@ -5,9 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use burn::tensor::Device;
+use dp_core::rng::{ChaCha8Rng, ChaCha20Rng, NoiseSource, Seeds};
 use graph_core::{Graph, Partition};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::local::{EdgeIndex, HaloTable, LocalView, Trainer};
@@ -64,6 +63,9 @@ pub struct FedReport {
     /// Pre-clipping norms of all released boundary rows (all clients; zero rows without
     /// releases): the mean norm against C and the clipped fraction.
     pub norms: NormStats,
+    /// SHA-256 of every frame exchanged ([`InProcessTransport::wire_digest`]; `None` for methods
+    /// without a server): equal for two runs exactly when they released the same rows.
+    pub wire_digest: Option<String>,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -81,19 +83,28 @@ pub(crate) fn score(metric: Metric, pred: &[u32], truth: &[u32], classes: usize)
     r.map_err(FedError::from)
 }
 
-/// The randomness of client `i`'s trainer in a run with `seed`: the i-th child of the run's seed
-/// stream (the order in which [`simulate`] creates the trainers).
+/// Purpose name of the trainers' streams in [`Seeds`] (one per client, by client index).
+pub(crate) const TRAINER_STREAM: &str = "cefedgnn/trainer";
+
+/// Purpose name of the boundary noise in a seeded [`NoiseSource`] (one per client id).
+pub(crate) const BOUNDARY_NOISE: &str = "cefedgnn/boundary-noise";
+
+/// The randomness of client `i`'s trainer in a run with `seed` (sampling, dropout): stream
+/// `(TRAINER_STREAM, i)` of the run's [`Seeds`]. Training randomness only, never noise.
 pub(crate) fn trainer_rng(seed: u64, i: u32) -> ChaCha8Rng {
-    let mut seeds = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED_F00D);
-    for _ in 0..i {
-        rand::Rng::next_u64(&mut seeds);
-    }
-    ChaCha8Rng::seed_from_u64(rand::Rng::next_u64(&mut seeds))
+    Seeds::new(seed).chacha8(TRAINER_STREAM, u64::from(i))
 }
 
-/// The seed of client `id`'s boundary noise in an experiment run with `seed`.
-pub(crate) fn noise_seed(seed: u64, id: u32) -> u64 {
-    seed.wrapping_mul(0x9E37_79B9).wrapping_add(u64::from(id))
+/// The CSPRNG of client `id`'s boundary noise.
+///
+/// # Errors
+/// [`FedError::Dp`] if the operating system cannot provide entropy.
+///
+/// # Privacy
+/// [`NoiseSource::Os`]: fresh OS-keyed ChaCha20, reproducible by nobody;
+/// [`NoiseSource::Seeded`]: reproducible, not private.
+pub(crate) fn noise_rng(noise: NoiseSource, id: u32) -> Result<ChaCha20Rng> {
+    Ok(noise.rng(BOUNDARY_NOISE, u64::from(id))?)
 }
 
 /// The same partition on the graph without its cross edges (FedAvg ignores them).
@@ -166,8 +177,11 @@ pub fn simulate(
     let model_cfg = cfg.model_config(task.features.ncols(), d_edge, task.num_classes)?;
     let init = model_cfg.init(&device)?;
     let shared: Vec<usize> = vec![cfg.hidden; cfg.num_layers - 1];
-    let mut seeds = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x5EED_F00D);
-    let mut child = || ChaCha8Rng::seed_from_u64(rand::Rng::next_u64(&mut seeds));
+    let mut next = 0u32;
+    let mut child = || {
+        next += 1;
+        trainer_rng(cfg.seed, next - 1)
+    };
 
     if method == Method::Centralised {
         let g = task.fed.graph();
@@ -286,10 +300,7 @@ pub fn simulate(
     let mut clients = fed
         .clients()
         .iter()
-        .map(|t| {
-            let seed = noise_seed(cfg.seed, t.id());
-            Client::new(t, pcfg.clone(), rel, dp_core::rng::seeded_rng(seed))
-        })
+        .map(|t| Client::new(t, pcfg.clone(), rel, noise_rng(cfg.noise, t.id())?))
         .collect::<Result<Vec<_>>>()?;
     server.start(&mut net)?;
     for round in 0..=cfg.rounds {
@@ -336,7 +347,7 @@ pub fn simulate(
             privacy = Some(r);
         }
     }
-    finish(
+    let mut report = finish(
         task,
         cfg,
         method,
@@ -346,7 +357,9 @@ pub fn simulate(
         (up, down, emb),
         (privacy, norms),
         start,
-    )
+    )?;
+    report.wire_digest = Some(net.wire_digest());
+    Ok(report)
 }
 
 /// Per client: predictions for all its local nodes, and the global ids of its own nodes.
@@ -465,6 +478,7 @@ fn finish(
         embedding_bytes_per_round: emb as f64 / exchanges,
         privacy,
         norms,
+        wire_digest: None,
         seconds: start.elapsed().as_secs_f64(),
     })
 }

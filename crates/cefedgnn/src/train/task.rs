@@ -169,3 +169,10 @@ impl FedTask {
         )
     }
 }
+
+/// The stream a federated task (partition and split) is drawn from in a run with `seed`:
+/// stream `("cefedgnn/task", 0)` of [`dp_core::rng::Seeds`]`::new(seed)`. `dpgraph fed simulate` and
+/// `dpgraph fed partition` draw their tasks from it too, so the same seed gives the same task.
+pub fn task_rng(seed: u64) -> dp_core::rng::ChaCha8Rng {
+    dp_core::rng::Seeds::new(seed).chacha8("cefedgnn/task", 0)
+}

@@ -1,6 +1,6 @@
 //! The Gaussian mechanism.
 
-use rand::Rng;
+use rand::CryptoRng;
 use rand_distr::{Distribution, Normal};
 
 use super::add_integer_noise;
@@ -97,7 +97,7 @@ impl ValidGaussian {
     /// # Privacy
     /// [`ValidGaussian::zcdp`] in exact arithmetic; floating-point noise is subject to Mironov 2012 (use
     /// [`ValidGaussian::release_integer`] for releases that leave the machine).
-    pub fn release<R: Rng + ?Sized>(&self, value: f64, rng: &mut R) -> f64 {
+    pub fn release<R: CryptoRng + ?Sized>(&self, value: f64, rng: &mut R) -> f64 {
         value + self.normal.sample(rng)
     }
 
@@ -105,7 +105,7 @@ impl ValidGaussian {
     ///
     /// # Privacy
     /// As [`ValidGaussian::release`].
-    pub fn release_vec<R: Rng + ?Sized>(&self, values: &[f64], rng: &mut R) -> Vec<f64> {
+    pub fn release_vec<R: CryptoRng + ?Sized>(&self, values: &[f64], rng: &mut R) -> Vec<f64> {
         values.iter().map(|&v| self.release(v, rng)).collect()
     }
 
@@ -117,7 +117,7 @@ impl ValidGaussian {
     ///
     /// # Privacy
     /// Δ²/(2σ²)-zCDP for an integer query with ℓ₂ sensitivity Δ (CKS20 Thm. 4); exact sampling.
-    pub fn release_integer<R: Rng + ?Sized>(&self, value: i64, rng: &mut R) -> Result<i64> {
+    pub fn release_integer<R: CryptoRng + ?Sized>(&self, value: i64, rng: &mut R) -> Result<i64> {
         let Some(dg) = self.discrete else {
             return crate::error::invalid(
                 "sigma",

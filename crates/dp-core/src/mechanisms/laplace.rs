@@ -1,6 +1,6 @@
 //! The Laplace mechanism.
 
-use rand::Rng;
+use rand::CryptoRng;
 
 use super::add_integer_noise;
 use crate::Result;
@@ -89,7 +89,7 @@ impl ValidLaplace {
     /// [`ValidLaplace::pure_dp`] in exact arithmetic; this is the textbook floating-point sampler that
     /// Mironov 2012 attacked (the set of reachable doubles depends on the input). Use
     /// [`ValidLaplace::release_integer`] for releases that leave the machine.
-    pub fn release<R: Rng + ?Sized>(&self, value: f64, rng: &mut R) -> f64 {
+    pub fn release<R: CryptoRng + ?Sized>(&self, value: f64, rng: &mut R) -> f64 {
         let magnitude = -self.scale * open_closed_unit(rng).ln();
         if fair_bit(rng) {
             value - magnitude
@@ -106,7 +106,7 @@ impl ValidLaplace {
     ///
     /// # Privacy
     /// (Δ/b)-DP for an integer query with ℓ₁ sensitivity Δ; exact sampling.
-    pub fn release_integer<R: Rng + ?Sized>(&self, value: i64, rng: &mut R) -> Result<i64> {
+    pub fn release_integer<R: CryptoRng + ?Sized>(&self, value: i64, rng: &mut R) -> Result<i64> {
         let Some(dl) = self.discrete else {
             return crate::error::invalid(
                 "scale",

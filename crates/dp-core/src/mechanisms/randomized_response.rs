@@ -1,6 +1,6 @@
 //! Randomized response over k ≥ 2 values (binary and k-ary).
 
-use rand::Rng;
+use rand::CryptoRng;
 
 use crate::Result;
 use crate::error::{invalid, positive};
@@ -89,6 +89,42 @@ pub struct RandomizedResponse {
 }
 
 impl RandomizedResponse {
+    /// Binary randomized response with privacy loss `eps` (the ε-edge RR of local edge-DP).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidParam`] (`eps`) unless `eps` is finite and > 0.
+    ///
+    /// # Example
+    /// ```
+    /// let rr = dp_core::mechanisms::RandomizedResponse::binary(1.0)?;
+    /// assert_eq!((rr.categories(), rr.eps()), (2, 1.0));
+    /// # Ok::<(), dp_core::Error>(())
+    /// ```
+    pub fn binary(eps: f64) -> Result<Self> {
+        RandomizedResponseParams::new(eps).check()
+    }
+
+    /// The ε it was built with (the guarantee is [`RandomizedResponse::pure_dp`]).
+    pub fn eps(&self) -> f64 {
+        self.eps
+    }
+
+    /// Binary randomized response on a bit known to be 1 (a true edge): kept with probability
+    /// [`RandomizedResponse::keep_prob`], decided by one 64-bit draw against the integer threshold.
+    ///
+    /// # Privacy
+    /// See [`RandomizedResponse::pure_dp`]. Exactly [`RandomizedResponse::release_bit`]`(true)` for
+    /// k = 2, without its branch on k.
+    pub fn keep<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> bool {
+        rng.next_u64() < self.threshold
+    }
+
+    /// The keep decision as a [`crate::samplers::Bernoulli`] with the same integer threshold (for
+    /// samplers that decide many pairs at once).
+    pub fn keep_trial(&self) -> crate::samplers::Bernoulli {
+        crate::samplers::Bernoulli::from_threshold(self.threshold)
+    }
+
     /// The number of categories k.
     pub fn categories(&self) -> u64 {
         self.k
@@ -136,7 +172,7 @@ impl RandomizedResponse {
     ///
     /// # Privacy
     /// See [`RandomizedResponse::pure_dp`]; integer arithmetic only.
-    pub fn release<R: Rng + ?Sized>(&self, value: u64, rng: &mut R) -> Result<u64> {
+    pub fn release<R: CryptoRng + ?Sized>(&self, value: u64, rng: &mut R) -> Result<u64> {
         if value >= self.k {
             return invalid("value", value as f64, "must be < categories");
         }
@@ -154,7 +190,7 @@ impl RandomizedResponse {
     ///
     /// # Privacy
     /// See [`RandomizedResponse::pure_dp`].
-    pub fn release_bit<R: Rng + ?Sized>(&self, bit: bool, rng: &mut R) -> Result<bool> {
+    pub fn release_bit<R: CryptoRng + ?Sized>(&self, bit: bool, rng: &mut R) -> Result<bool> {
         if self.k != 2 {
             return invalid(
                 "categories",

@@ -1,6 +1,6 @@
 //! The Gaussian mechanism with a noise scale chosen per release.
 
-use rand::Rng;
+use rand::CryptoRng;
 use rand_distr::{Distribution, Normal};
 
 use super::add_integer_noise;
@@ -105,7 +105,7 @@ impl ValidScaledGaussian {
     ///
     /// # Privacy
     /// The returned [`Zcdp`]; floating-point noise is subject to Mironov 2012.
-    pub fn release<R: Rng + ?Sized>(
+    pub fn release<R: CryptoRng + ?Sized>(
         &self,
         value: f64,
         sigma: f64,
@@ -124,7 +124,7 @@ impl ValidScaledGaussian {
     ///
     /// # Privacy
     /// The returned [`Zcdp`] (CKS20 Thm. 4); exact sampling.
-    pub fn release_integer<R: Rng + ?Sized>(
+    pub fn release_integer<R: CryptoRng + ?Sized>(
         &self,
         value: i64,
         sigma: f64,

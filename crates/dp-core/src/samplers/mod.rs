@@ -2,6 +2,7 @@
 //!
 //! | sampler | arithmetic | used by |
 //! |---|---|---|
+//! | [`Bernoulli`] | exact (64-bit integer threshold) | randomized-response keep decisions, Bernoulli trials of releases |
 //! | [`BernoulliExp`] | exact (integers, rational γ) | the two samplers below |
 //! | [`DiscreteLaplace`] | exact (integers, rational scale) | [`crate::mechanisms::ValidLaplace::release_integer`] |
 //! | [`DiscreteGaussian`] | exact (integers, rational σ²) | [`crate::mechanisms::ValidGaussian::release_integer`] |
@@ -23,12 +24,14 @@
 //! # Ok::<(), dp_core::Error>(())
 //! ```
 
+mod bernoulli;
 mod bernoulli_exp;
 mod discrete_gaussian;
 mod discrete_laplace;
 mod geometric_skip;
 mod uniform;
 
+pub use bernoulli::*;
 pub use bernoulli_exp::*;
 pub use discrete_gaussian::*;
 pub use discrete_laplace::*;

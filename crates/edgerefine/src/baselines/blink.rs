@@ -23,15 +23,15 @@
 //! The Blink inside the EdgeRefine artifact is a different variant (it double-counts one
 //! symmetric report); it is not implemented here.
 
-use dp_core::mechanisms::LaplaceParams;
+use dp_core::mechanisms::{LaplaceParams, RandomizedResponse};
+use dp_core::params::Epsilon;
 use dp_core::samplers::GeometricSkip;
 use graph_core::{Graph, GraphBuilder};
-use rand::{Rng, RngExt};
+use rand::CryptoRng;
 use rayon::prelude::*;
 
 use super::{BaselineRelease, BitMatrix, check_share, ordered_pair};
-use crate::client::keep_probability;
-use crate::error::{EdgeRefineError, Result, check_eps};
+use crate::error::{EdgeRefineError, Result};
 
 /// Parameters of Blink.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,7 +59,7 @@ impl BlinkParams {
 
     /// `(ε_d, ε_a)` after validation.
     fn split(&self) -> Result<(f64, f64)> {
-        let eps = check_eps(self.eps)?;
+        let eps = Epsilon::new(self.eps)?.get();
         let delta = check_share("delta", self.delta)?;
         if self.iterations == 0 {
             return Err(EdgeRefineError::InvalidParam {
@@ -125,8 +125,8 @@ impl BlinkReports {
         reports: &[(u32, u32)],
     ) -> Result<Self> {
         let n = noisy_degrees.len();
-        check_eps(eps_d)?;
-        check_eps(eps_a)?;
+        Epsilon::new(eps_d)?.get();
+        Epsilon::new(eps_a)?.get();
         if let Some(&d) = noisy_degrees.iter().find(|d| !d.is_finite()) {
             return Err(EdgeRefineError::InvalidParam {
                 name: "noisy_degree",
@@ -199,7 +199,7 @@ impl BlinkReports {
 ///
 /// # Complexity
 /// Expected O(n + m + q_a·n²) with `q_a = 1/(1+e^{ε_a})`; memory n²/8 bytes.
-pub fn blink_client<R: Rng + ?Sized>(
+pub fn blink_client<R: CryptoRng + ?Sized>(
     graph: &Graph,
     params: &BlinkParams,
     rng: &mut R,
@@ -211,11 +211,12 @@ pub fn blink_client<R: Rng + ?Sized>(
         .degrees()
         .map(|d| lap.release(d as f64, rng))
         .collect();
-    let p_a = keep_probability(eps_a)?;
+    let rr = RandomizedResponse::binary(eps_a)?;
+    let (p_a, keep) = (rr.keep_prob(), rr.keep_trial());
     let mut bits = BitMatrix::new(n);
     for u in 0..n as u32 {
         for &v in graph.neighbors(u) {
-            if rng.random::<f64>() < p_a {
+            if keep.sample(rng) {
                 bits.set(u as usize, v as usize);
             }
         }
@@ -595,7 +596,7 @@ impl BlinkPosterior {
 /// assert_eq!(r.weights.as_ref().map(Vec::len), Some(r.graph.num_edges()));
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
-pub fn blink<R: Rng + ?Sized>(
+pub fn blink<R: CryptoRng + ?Sized>(
     graph: &Graph,
     variant: BlinkVariant,
     params: &BlinkParams,
@@ -610,6 +611,7 @@ mod tests {
     use super::*;
     use crate::metrics::edge_precision_recall;
     use graph_core::generate::erdos_renyi;
+    use rand::RngExt;
 
     #[test]
     fn posterior_on_a_hand_worked_three_node_case() {
@@ -693,7 +695,7 @@ mod tests {
         let reports = blink_client(&g, &params, &mut rng).unwrap();
         let (eps_d, eps_a) = reports.eps_split();
         assert!((eps_d - 0.4).abs() < 1e-12 && (eps_a - 1.6).abs() < 1e-12);
-        let p_a = keep_probability(eps_a).unwrap();
+        let p_a = crate::client::keep_probability(eps_a).unwrap();
         let directed = 2.0 * g.num_edges() as f64;
         let kept = g
             .edges()

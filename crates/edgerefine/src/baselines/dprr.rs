@@ -18,13 +18,14 @@
 //!   degree is the preserved quantity ([`DprrReports::reported_degrees`]).
 
 use dp_core::mechanisms::LaplaceParams;
-use dp_core::samplers::GeometricSkip;
+use dp_core::params::Epsilon;
+use dp_core::samplers::{Bernoulli, GeometricSkip};
 use graph_core::{DuplicatePolicy, Graph, GraphBuilder};
-use rand::{Rng, RngExt};
+use rand::CryptoRng;
 
 use super::BaselineRelease;
 use crate::client::keep_probability;
-use crate::error::{EdgeRefineError, Result, check_eps};
+use crate::error::{EdgeRefineError, Result};
 
 /// Parameters of DPRR.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,7 +59,7 @@ impl DprrParams {
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
 pub fn dprr_default_eps1(eps: f64, n_max: usize) -> Result<f64> {
-    let eps = check_eps(eps)?;
+    let eps = Epsilon::new(eps)?.get();
     if n_max < 2 {
         return Err(EdgeRefineError::InvalidParam {
             name: "n_max",
@@ -153,12 +154,12 @@ impl DprrReports {
 ///
 /// # Complexity
 /// Expected O(n + m + Σ_i d̃_i) with one [`GeometricSkip`] per row.
-pub fn dprr_reports<R: Rng + ?Sized>(
+pub fn dprr_reports<R: CryptoRng + ?Sized>(
     graph: &Graph,
     params: &DprrParams,
     rng: &mut R,
 ) -> Result<DprrReports> {
-    let eps = check_eps(params.eps)?;
+    let eps = Epsilon::new(params.eps)?.get();
     let n = graph.num_nodes();
     let eps1 = match params.eps1 {
         Some(e1) => {
@@ -192,8 +193,9 @@ pub fn dprr_reports<R: Rng + ?Sized>(
         noisy_degrees.push(noisy);
         sampling.push(q);
         row.clear();
+        let keep = Bernoulli::new(p * q)?;
         for &j in graph.neighbors(i) {
-            if rng.random::<f64>() < p * q {
+            if keep.sample(rng) {
                 row.push(j);
             }
         }
@@ -238,7 +240,7 @@ pub fn dprr_reports<R: Rng + ?Sized>(
 /// assert!(r.graph.num_edges() < 2 * g.num_edges() + 500);
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
-pub fn dprr<R: Rng + ?Sized>(
+pub fn dprr<R: CryptoRng + ?Sized>(
     graph: &Graph,
     params: &DprrParams,
     rng: &mut R,

@@ -30,11 +30,12 @@
 //!   and self-pairs are dropped, so blocks come out slightly sparser than their expectation.
 
 use dp_core::mechanisms::LaplaceParams;
+use dp_core::params::Epsilon;
 use graph_core::{DuplicatePolicy, Graph, GraphBuilder};
-use rand::{Rng, RngExt};
+use rand::{CryptoRng, RngExt};
 
 use super::{BaselineRelease, stochastic_round};
-use crate::error::{EdgeRefineError, Result, check_eps};
+use crate::error::{EdgeRefineError, Result};
 
 /// Parameters of LDPGen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,7 +60,7 @@ impl LdpGenParams {
 }
 
 /// Every user's noisy degree vector towards `groups` (`k` groups), `Lap(1/eps)` per entry.
-fn noisy_degree_vectors<R: Rng + ?Sized>(
+fn noisy_degree_vectors<R: CryptoRng + ?Sized>(
     graph: &Graph,
     groups: &[u32],
     k: usize,
@@ -82,7 +83,7 @@ fn noisy_degree_vectors<R: Rng + ?Sized>(
 }
 
 /// k-means (k-means++ seeding, Lloyd steps) of `n` points of dimension `dim`; returns labels.
-fn kmeans<R: Rng + ?Sized>(
+fn kmeans<R: CryptoRng + ?Sized>(
     points: &[f64],
     dim: usize,
     k: usize,
@@ -170,7 +171,7 @@ fn normalise(v: &[f64], dim: usize) -> Vec<f64> {
 
 /// Draws an index with probability proportional to `cum[i] − cum[i−1]` (`cum` inclusive prefix
 /// sums, last element > 0).
-fn draw<R: Rng + ?Sized>(cum: &[f64], rng: &mut R) -> usize {
+fn draw<R: CryptoRng + ?Sized>(cum: &[f64], rng: &mut R) -> usize {
     let total = cum[cum.len() - 1];
     let r = rng.random::<f64>() * total;
     cum.partition_point(|&c| c <= r).min(cum.len() - 1)
@@ -202,12 +203,12 @@ fn draw<R: Rng + ?Sized>(cum: &[f64], rng: &mut R) -> usize {
 /// assert!(m2 > 0.7 * m && m2 < 1.3 * m, "{m2} generated for {m}");
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
-pub fn ldpgen<R: Rng + ?Sized>(
+pub fn ldpgen<R: CryptoRng + ?Sized>(
     graph: &Graph,
     params: &LdpGenParams,
     rng: &mut R,
 ) -> Result<BaselineRelease> {
-    let eps = check_eps(params.eps)?;
+    let eps = Epsilon::new(params.eps)?.get();
     if params.k0 == 0 || params.kmeans_iterations == 0 {
         return Err(EdgeRefineError::InvalidParam {
             name: if params.k0 == 0 {

@@ -36,7 +36,7 @@ pub use ldpgen::{LdpGenParams, ldpgen};
 pub use rr::{rr, symrr};
 
 use graph_core::Graph;
-use rand::{Rng, RngExt};
+use rand::CryptoRng;
 
 use crate::error::{EdgeRefineError, Result};
 
@@ -157,12 +157,14 @@ impl BitMatrix {
 }
 
 /// Draws `⌊x⌋ + Bernoulli(x − ⌊x⌋)` (unbiased stochastic rounding of a non-negative `x`).
-pub(crate) fn stochastic_round<R: Rng + ?Sized>(x: f64, rng: &mut R) -> u64 {
+pub(crate) fn stochastic_round<R: CryptoRng + ?Sized>(x: f64, rng: &mut R) -> u64 {
     if x.is_nan() || x <= 0.0 {
         return 0;
     }
     let f = x.floor();
-    f as u64 + u64::from(rng.random::<f64>() < x - f)
+    let frac = dp_core::samplers::Bernoulli::new((x - f).clamp(0.0, 1.0))
+        .expect("a fraction in [0, 1] is a probability");
+    f as u64 + u64::from(frac.sample(rng))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Randomized response baselines: RR (both endpoints report, OR) and SymRR (upper triangle).
 
+use dp_core::samplers::Bernoulli;
 use graph_core::Graph;
-use rand::Rng;
+use rand::CryptoRng;
 
 use super::BaselineRelease;
 use crate::client::symmetric_rr;
@@ -41,13 +42,13 @@ use crate::error::Result;
 /// assert!((r.graph.density() - 0.224).abs() < 0.02);
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
-pub fn rr<R: Rng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<BaselineRelease> {
+pub fn rr<R: CryptoRng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<BaselineRelease> {
     let p = keep_probability(eps)?;
     let q = 1.0 - p;
     let keep = 1.0 - q * q;
     let flip = 1.0 - p * p;
     Ok(BaselineRelease {
-        graph: symmetric_rr(graph, keep, flip, rng)?,
+        graph: symmetric_rr(graph, Bernoulli::new(keep)?, flip, rng)?,
         weights: None,
         name: "rr",
         variant: format!(
@@ -69,7 +70,11 @@ pub fn rr<R: Rng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<Basel
 ///
 /// # Complexity
 /// Expected O(n + m + q·n²/2), `q = 1/(1+e^ε)`.
-pub fn symrr<R: Rng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<BaselineRelease> {
+pub fn symrr<R: CryptoRng + ?Sized>(
+    graph: &Graph,
+    eps: f64,
+    rng: &mut R,
+) -> Result<BaselineRelease> {
     let p = keep_probability(eps)?;
     Ok(BaselineRelease {
         graph: perturb(graph, eps, rng)?,

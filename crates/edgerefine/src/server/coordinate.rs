@@ -201,7 +201,7 @@ impl TiledRefine {
             decision,
             take,
             tie_break: self.params.tie_break,
-            seed: self.params.seed,
+            tie: super::tie_mixer(self.params.seed),
             zeros: true,
         };
         // Whether pass 3 must visit the non-edges of similarity 0 (bucket 0): not when their

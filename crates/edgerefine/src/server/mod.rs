@@ -603,12 +603,11 @@ fn round_half_even(x: f64) -> u64 {
     if r < 0.0 { 0 } else { r as u64 }
 }
 
-/// SplitMix64: a fixed pseudo-random permutation of 64-bit keys (the default tie-break order).
-fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// The default tie-break order of a refine seeded with `seed`: pair index `idx` ranks by
+/// `tie_mixer(seed).at(idx)`, the [`dp_core::rng::Mixer`] of purpose `edgerefine/tie-break`
+/// (a seeded order of public candidates after post-processing, not noise).
+pub(crate) fn tie_mixer(seed: u64) -> dp_core::rng::Mixer {
+    dp_core::rng::Seeds::new(seed).mixer("edgerefine/tie-break")
 }
 
 mod oracle;

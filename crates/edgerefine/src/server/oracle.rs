@@ -11,7 +11,7 @@ use super::jaccard::{common_neighbors, pair_index};
 use super::quantile::{bin_of, dedup_edges, lerp, virtual_index};
 use super::{
     AMBIGUOUS, BUCKETS, Cand, Meter, RefineParams, Release, Selection, TieBreak, Timings, bucket,
-    jaccard, run_pass, splitmix64,
+    jaccard, run_pass, tie_mixer,
 };
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
@@ -269,14 +269,12 @@ pub(crate) fn refine_oracle_with(
     } = Selection::plan(params, rho, &bin_pairs, &bin_noisy);
     // Pass 3: the fully taken groups, and for the (at most one) partial group per flag the best
     // `take` candidates, kept in a bounded heap per chunk of rows.
+    let tie = tie_mixer(params.seed);
     let rank = |s: f64, idx: usize| -> (u64, u64) {
         match params.tie_break {
             TieBreak::Reference => (idx as u64, 0),
             // Similarities are >= 0, so the bit patterns order like the values.
-            TieBreak::Default => (
-                u64::MAX - s.to_bits(),
-                splitmix64(params.seed ^ (idx as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            ),
+            TieBreak::Default => (u64::MAX - s.to_bits(), tie.at(idx as u64)),
         }
     };
     let mut parts: Vec<ChunkSelection> = Vec::with_capacity(chunks.len());

@@ -145,9 +145,7 @@ fn naive(g: &Graph, p: &RefineParams) -> (Vec<f64>, Vec<(u32, u32)>) {
             lb.total_cmp(&la).then_with(|| match p.tie_break {
                 TieBreak::Reference => a.4.cmp(&b.4),
                 TieBreak::Default => b.0.total_cmp(&a.0).then_with(|| {
-                    let key = |x: usize| {
-                        splitmix64(p.seed ^ (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-                    };
+                    let key = |x: usize| tie_mixer(p.seed).at(x as u64);
                     key(a.4).cmp(&key(b.4))
                 }),
             })

@@ -19,7 +19,7 @@ use graph_core::{BitAdjacency, Graph};
 
 use super::jaccard::{block_counts, pair_index};
 use super::quantile::bin_of;
-use super::{AMBIGUOUS, BUCKETS, Cand, TieBreak, bucket, jaccard, splitmix64};
+use super::{AMBIGUOUS, BUCKETS, Cand, TieBreak, bucket, jaccard};
 
 /// How a [`TileContext`] counts common neighbours.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -376,7 +376,8 @@ pub struct SelectionPlan {
     pub(super) decision: [Vec<(u8, u64)>; 2],
     pub(super) take: [usize; 2],
     pub(super) tie_break: TieBreak,
-    pub(super) seed: u64,
+    /// The default tie-break's order ([`super::tie_mixer`]).
+    pub(super) tie: dp_core::rng::Mixer,
     /// Whether non-edges of similarity 0 can be selected (else they are not visited).
     pub(super) zeros: bool,
 }
@@ -443,10 +444,7 @@ impl SelectionPlan {
         match self.tie_break {
             TieBreak::Reference => (idx, 0),
             // Similarities are >= 0, so the bit patterns order like the values.
-            TieBreak::Default => (
-                u64::MAX - s.to_bits(),
-                splitmix64(self.seed ^ idx.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            ),
+            TieBreak::Default => (u64::MAX - s.to_bits(), self.tie.at(idx)),
         }
     }
 }

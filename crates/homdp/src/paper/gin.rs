@@ -4,10 +4,9 @@
 
 use std::time::Instant;
 
+use dp_core::rng::Seeds;
 use graph_core::{Graph, GraphDataset, GraphError};
-use rand::SeedableRng;
 use rand::seq::SliceRandom;
-use rand_chacha::{ChaCha8Rng, ChaCha20Rng};
 use serde::Serialize;
 
 use super::main_table::Baselines;
@@ -97,7 +96,7 @@ pub fn gin_baselines(
             .ok_or_else(|| GraphError::Shape(format!("{} has no {p} split", ds.name())))?
             .to_vec())
     };
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0047_494e);
+    let mut rng = Seeds::new(seed).chacha8("homdp/gin-split", index as u64);
     let mut pick = |mut v: Vec<usize>, m: usize| {
         if v.len() > m {
             v.shuffle(&mut rng);
@@ -136,7 +135,7 @@ pub fn gin_baselines(
             ..GinBaselineConfig::paper()
         };
         for (k, p) in [rr, dprr].iter().enumerate() {
-            let mut noise = ChaCha20Rng::seed_from_u64(seed ^ (0x5252 + k as u64));
+            let mut noise = Seeds::new(seed).chacha20("homdp/gin-baseline-noise", k as u64);
             let o = gin_baseline(
                 ds.graphs(),
                 ds.node_labels(),

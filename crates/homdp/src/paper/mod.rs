@@ -37,15 +37,17 @@ pub use curve::{CurveRow, curve_table};
 #[cfg(feature = "gin-baselines")]
 pub use gin::{GinSizes, gin_baselines};
 pub use main_table::{Baselines, MainRow, MainTable, main_grid, main_table};
-pub use protocol::{MAIN_RHO, PATTERNS, PatternSet, SeedStream, Sizes, rep_seed};
+pub use protocol::{
+    MAIN_RHO, NOISE_DRAW, PATTERN_DRAW, PATTERNS, PatternSet, SeedStream, Sizes, rep_seed,
+    rep_seeds,
+};
 pub use q1::{Q1Row, q1_grid, q1_table};
 pub use q2::{PatternShapes, Q2_TREEWIDTHS, Q2Row, Q2Table, has_triangle, q2_table};
 pub use sweep::{Point, Repetitions, Runs, mean, mean_std, rho_grid, sweep};
 
+use dp_core::rng::Seeds;
 use graph_core::Graph;
-use rand::SeedableRng;
 use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::downstream::{Downstream, Labels, Scores};
@@ -232,7 +234,7 @@ pub fn setting(name: &str) -> Option<DatasetSetting> {
 /// # Complexity
 /// O(4 · per_class · 200²).
 pub fn q1_sbm(per_class: usize, seed: u64) -> Result<(Vec<Graph>, Labels)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x53_42_4d);
+    let mut rng = Seeds::new(seed).chacha8("homdp/q1-sbm", 0);
     let mut graphs = Vec::new();
     let mut y = Vec::new();
     for (c, d) in [0.08, 0.16, 0.24, 0.32].into_iter().enumerate() {
@@ -292,7 +294,7 @@ impl Prepared {
                 full_train,
             };
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5355_4253);
+        let mut rng = Seeds::new(seed).chacha8("homdp/subsample", 0);
         let mut pick = |v: &[usize], m: usize| {
             let mut v = v.to_vec();
             v.shuffle(&mut rng);

@@ -2,6 +2,7 @@
 //! ([`Sizes::quick`], [`Sizes::full`]), one seed stream per table and dataset ([`SeedStream`],
 //! [`rep_seed`]) and the pattern sets the tables embed with ([`PatternSet`]).
 
+use dp_core::rng::Seeds;
 use rand::Rng;
 use serde::Serialize;
 
@@ -108,16 +109,16 @@ pub enum SeedStream {
 }
 
 impl SeedStream {
-    /// The stream's tag in [`rep_seed`]: the dataset position for the main table, 100 / 101
-    /// for Q1, 200 + treewidth for Q2, 300 + position for the curve, 400 + position for GIN.
-    pub fn tag(self) -> u64 {
+    /// The stream's purpose name in [`dp_core::rng::Seeds`] (`homdp/main/3`, `homdp/q1-cycles`,
+    /// `homdp/q2/tw2`, `homdp/curve/0`, `homdp/gin/1`).
+    pub fn name(self) -> String {
         match self {
-            Self::Main(i) => i as u64,
-            Self::Q1Cycles => 100,
-            Self::Q1Forests => 101,
-            Self::Q2 { treewidth } => 200 + treewidth as u64,
-            Self::Curve(i) => 300 + i as u64,
-            Self::Gin(i) => 400 + i as u64,
+            Self::Main(i) => format!("homdp/main/{i}"),
+            Self::Q1Cycles => "homdp/q1-cycles".into(),
+            Self::Q1Forests => "homdp/q1-forests".into(),
+            Self::Q2 { treewidth } => format!("homdp/q2/tw{treewidth}"),
+            Self::Curve(i) => format!("homdp/curve/{i}"),
+            Self::Gin(i) => format!("homdp/gin/{i}"),
         }
     }
 }
@@ -133,10 +134,22 @@ impl SeedStream {
 /// assert_ne!(rep_seed(42, SeedStream::Main(0), 0), rep_seed(42, SeedStream::Main(0), 1));
 /// ```
 pub fn rep_seed(seed: u64, stream: SeedStream, rep: usize) -> u64 {
-    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add(stream.tag().wrapping_mul(1_000_003))
-        .wrapping_add(rep as u64)
+    rep_seeds(seed, stream, rep).root()
 }
+
+/// The seed tree of repetition `rep` of `stream`: stream `(stream.name(), rep)` of
+/// [`Seeds`]`::new(seed)`. Its purposes [`PATTERN_DRAW`] and [`NOISE_DRAW`] draw the repetition's
+/// patterns and noise.
+pub fn rep_seeds(seed: u64, stream: SeedStream, rep: usize) -> Seeds {
+    Seeds::new(seed).child(&stream.name(), rep as u64)
+}
+
+/// Purpose of a repetition's pattern draw in its [`rep_seeds`] tree.
+pub const PATTERN_DRAW: &str = crate::streams::PATTERNS;
+
+/// Purpose of a repetition's embedding noise in its [`rep_seeds`] tree (experiments: seeded,
+/// recorded, not private).
+pub const NOISE_DRAW: &str = crate::streams::NOISE;
 
 /// The patterns a table embeds with, drawn afresh for each repetition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -217,18 +230,15 @@ mod tests {
                 assert!(seen.insert(rep_seed(42, s, rep)), "{s:?} rep {rep}");
             }
         }
-        // The seeds of the reference run (seed 42) must never change: they fix every table.
+        // The seeds of the reference run (seed 42) are dp-core's derivation by name: they fix
+        // every table, so the names must not change.
         assert_eq!(
             rep_seed(42, SeedStream::Main(0), 0),
-            42u64.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            Seeds::new(42).seed("homdp/main/0", 0)
         );
         assert_eq!(
-            rep_seed(42, SeedStream::Curve(2), 1).wrapping_sub(rep_seed(
-                42,
-                SeedStream::Main(0),
-                0
-            )),
-            302 * 1_000_003 + 1
+            rep_seed(42, SeedStream::Curve(2), 1),
+            Seeds::new(42).seed("homdp/curve/2", 1)
         );
         assert_ne!(
             rep_seed(42, SeedStream::Main(0), 0),

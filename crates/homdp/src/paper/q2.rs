@@ -4,13 +4,11 @@
 
 use std::time::Instant;
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::cells::Rho;
 use super::main_table::main_grid;
-use super::protocol::{PATTERNS, PatternSet, SeedStream, Sizes, rep_seed};
+use super::protocol::{PATTERN_DRAW, PATTERNS, PatternSet, SeedStream, Sizes, rep_seeds};
 use super::sweep::{Repetitions, mean, sweep};
 use super::{DatasetSetting, Prepared};
 use crate::count::hom_count;
@@ -95,7 +93,7 @@ pub fn q2_table(p: &Prepared, s: &DatasetSetting, sizes: &Sizes, seed: u64) -> R
         let start = Instant::now();
         let patterns = PatternSet::of_treewidth(tw, PATTERNS);
         let stream = SeedStream::Q2 { treewidth: tw };
-        let first = patterns.draw(&mut ChaCha8Rng::seed_from_u64(rep_seed(seed, stream, 0)))?;
+        let first = patterns.draw(&mut rep_seeds(seed, stream, 0).chacha8(PATTERN_DRAW, 0))?;
         out.shapes.push(PatternShapes {
             forests: first.iter().filter(|f| f.is_forest()).count(),
             with_triangle: first.iter().filter(|f| has_triangle(f)).count(),

@@ -4,11 +4,9 @@
 
 use std::time::Instant;
 
-use rand::SeedableRng;
-use rand_chacha::{ChaCha8Rng, ChaCha20Rng};
 use serde::Serialize;
 
-use super::protocol::{PatternSet, SeedStream, rep_seed};
+use super::protocol::{NOISE_DRAW, PATTERN_DRAW, PatternSet, SeedStream, rep_seeds};
 use super::{BOUNDS, DELTA, DatasetSetting, Metric, Prepared};
 use crate::error::Result;
 use crate::evaluate::{EvalData, Outcome, Protocol, clean_features, evaluate};
@@ -154,7 +152,8 @@ impl Repetitions {
 /// Evaluates `patterns` on `p` with `setting` at every point of `grid` over the repetitions
 /// `reps`; returns the runs of each point, in `grid`'s order. The attack runs on every release.
 ///
-/// Repetition `r` draws its patterns from [`rep_seed`]`(seed, stream, r)` and every point of it
+/// Repetition `r` draws its patterns from stream [`PATTERN_DRAW`] of [`rep_seeds`]`(seed, stream, r)`
+/// and every point of it
 /// the same noise (the generator is reseeded per point), so points that differ only in
 /// `noisy_test` share one release: the model is trained on the same noisy training rows, and the
 /// attack (which depends on the release only) runs once and is reported for both.
@@ -178,8 +177,8 @@ pub fn sweep(
     let mut runs: Vec<Runs> = grid.iter().map(|_| Runs::default()).collect();
     let model = p.scaled(setting.model);
     for rep in 0..reps.reps {
-        let seed = rep_seed(reps.seed, reps.stream, rep);
-        let pats = patterns.draw(&mut ChaCha8Rng::seed_from_u64(seed))?;
+        let seeds = rep_seeds(reps.seed, reps.stream, rep);
+        let pats = patterns.draw(&mut seeds.chacha8(PATTERN_DRAW, 0))?;
         let count_start = Instant::now();
         let clean = clean_features(&pats, &p.graphs, setting.append_num_nodes)?;
         let count_secs = count_start.elapsed().as_secs_f64();
@@ -210,7 +209,7 @@ pub fn sweep(
                 attack: same_release.is_none(),
                 attack_num_nodes: false,
             };
-            let mut noise = ChaCha20Rng::seed_from_u64(seed ^ 0x004e_4f49_5345);
+            let mut noise = seeds.chacha20(NOISE_DRAW, 0);
             let data = EvalData {
                 patterns: &pats,
                 graphs: &p.graphs,
@@ -218,7 +217,7 @@ pub fn sweep(
                 split: &p.split,
                 clean: clean.view(),
             };
-            let mut o = evaluate(&data, rho, &proto, &mut noise, seed)?;
+            let mut o = evaluate(&data, rho, &proto, &mut noise, seeds.root())?;
             if let Some((top1, top10)) = same_release {
                 (o.attack_top1, o.attack_top10) = (top1, top10);
             }

@@ -1,0 +1,129 @@
+//! Privacy parameters as validated values: parsed once at a front door (command line, Python,
+//! configuration file), then passed on without being checked again.
+//!
+//! # Example
+//! ```
+//! use dp_core::params::{Delta, Epsilon};
+//! let eps: Epsilon = "0.5".parse()?;
+//! assert_eq!(eps.get(), 0.5);
+//! assert!("0".parse::<Epsilon>().is_err() && "nan".parse::<Epsilon>().is_err());
+//! assert!(Delta::new(1.0).is_err() && Delta::new(1e-5).is_ok());
+//! // Deserializing validates too.
+//! assert!(serde_json::from_str::<Epsilon>("-1.0").is_err());
+//! # Ok::<(), dp_core::Error>(())
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{open_unit, positive};
+use crate::{Error, Result};
+
+/// A privacy loss ε: finite and > 0.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Epsilon(f64);
+
+impl Epsilon {
+    /// Validates `eps`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`] (`eps`) unless `eps` is finite and > 0.
+    pub fn new(eps: f64) -> Result<Self> {
+        positive("eps", eps).map(Self)
+    }
+
+    /// The value.
+    pub const fn get(self) -> f64 {
+        self.0
+    }
+}
+
+/// A failure probability δ ∈ (0, 1).
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Delta(f64);
+
+impl Delta {
+    /// Validates `delta`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`] (`delta`) unless `delta` lies in the open interval (0, 1).
+    pub fn new(delta: f64) -> Result<Self> {
+        open_unit("delta", delta).map(Self)
+    }
+
+    /// The value.
+    pub const fn get(self) -> f64 {
+        self.0
+    }
+}
+
+macro_rules! number_traits {
+    ($t:ident, $name:literal) => {
+        impl TryFrom<f64> for $t {
+            type Error = Error;
+            fn try_from(v: f64) -> Result<Self> {
+                Self::new(v)
+            }
+        }
+
+        impl From<$t> for f64 {
+            fn from(v: $t) -> f64 {
+                v.0
+            }
+        }
+
+        impl FromStr for $t {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                let v: f64 = s.trim().parse().map_err(|_| Error::InvalidParam {
+                    name: $name,
+                    value: f64::NAN,
+                    reason: "is not a number",
+                })?;
+                Self::new(v)
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+    };
+}
+
+number_traits!(Epsilon, "eps");
+number_traits!(Delta, "delta");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_values_are_refused_by_name() {
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                Epsilon::new(bad),
+                Err(Error::InvalidParam { name: "eps", .. })
+            ));
+        }
+        for bad in [0.0, 1.0, -1e-9, f64::NAN] {
+            assert!(matches!(
+                Delta::new(bad),
+                Err(Error::InvalidParam { name: "delta", .. })
+            ));
+        }
+        assert!(matches!(
+            "abc".parse::<Epsilon>(),
+            Err(Error::InvalidParam { name: "eps", .. })
+        ));
+        assert_eq!("2.5".parse::<Epsilon>().unwrap().to_string(), "2.5");
+        let d: Delta = serde_json::from_str("1e-6").unwrap();
+        assert_eq!(serde_json::to_string(&d).unwrap(), "1e-6");
+        assert!(serde_json::from_str::<Delta>("1.5").is_err());
+    }
+}

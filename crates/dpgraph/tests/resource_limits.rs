@@ -1,0 +1,72 @@
+//! Requests that cannot fit in memory end with a typed one-line error before allocating, never
+//! with an abort or the OOM killer: tried as a user would, under a 3 GB address-space limit.
+
+use std::process::Command;
+
+/// `dpgraph ARGS` under `ulimit -v 3 GiB`.
+fn dpgraph_limited(args: &[&str]) -> std::process::Output {
+    let mut cmd = String::from("ulimit -v 3145728 && exec \"$0\"");
+    for i in 1..=args.len() {
+        cmd += &format!(" \"${i}\"");
+    }
+    Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .arg(env!("CARGO_BIN_EXE_dpgraph"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", "2")
+        .output()
+        .expect("run dpgraph under ulimit")
+}
+
+#[test]
+fn perturb_of_a_tiny_file_declaring_many_nodes_is_refused_before_allocating() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.txt");
+    // 19 bytes declaring 100,000 nodes: at ε = 0.1 the release would hold ≈ 2.4·10⁹ edges.
+    std::fs::write(&g, "# nodes 100000\n0 1\n").unwrap();
+    assert_eq!(std::fs::metadata(&g).unwrap().len(), 19);
+    let out_path = d.path().join("noisy.txt");
+    let out = dpgraph_limited(&[
+        "edgerefine",
+        "perturb",
+        "--graph",
+        g.to_str().unwrap(),
+        "--eps",
+        "0.1",
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains("needs about"), "{stderr}");
+    assert!(stderr.contains("100000 nodes"), "{stderr}");
+    assert!(!out_path.exists());
+}
+
+#[test]
+fn a_small_release_still_runs_under_the_same_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.txt");
+    std::fs::write(&g, "# nodes 2000\n0 1\n1 2\n").unwrap();
+    let out_path = d.path().join("noisy.txt");
+    let out = dpgraph_limited(&[
+        "edgerefine",
+        "perturb",
+        "--graph",
+        g.to_str().unwrap(),
+        "--eps",
+        "0.1",
+        "--out",
+        out_path.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out_path.exists());
+}

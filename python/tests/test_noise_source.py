@@ -109,3 +109,14 @@ def test_graph_too_large_for_memory_is_an_exception_under_a_3gb_limit():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("refused:") and "needs about" in out.stdout, out.stdout
+
+
+def test_flower_client_app_noise_is_the_os_unless_seeded_noise_is_asked():
+    """The Flower ClientApp's client gets no noise seed from the run config by default (the seed
+    in the config is the training seed), and the seed only with ``seeded-noise = true``."""
+    flower = pytest.importorskip("dpgraph.fed.flower")
+    s = flower.Settings.from_run_config({"num-clients": 2, "train": json.dumps({"seed": 11})})
+    assert s.seed() == 11
+    assert flower.noise_seed(s) is None
+    seeded = flower.Settings.from_run_config({"num-clients": 2, "train": json.dumps({"seed": 11}), "seeded-noise": True})
+    assert flower.noise_seed(seeded) == 11

@@ -299,6 +299,13 @@ def _client(s: Settings, context: Context) -> Any:
     return org, state
 
 
+def noise_seed(s: Settings) -> int | None:
+    """The noise seed a ClientApp gives its client: ``None`` (ChaCha20 keyed by the node's OS, so
+    nothing in the run config or the report reproduces the noise) unless ``seeded-noise`` asks for
+    an experiment reproducing ``dpgraph --seed SEED fed simulate`` (then the release is not private)."""
+    return s.seed() if s.seeded_noise else None
+
+
 def client_app(run_config: Mapping[str, Any] | None = None) -> ClientApp:
     """The ClientApp; ``run_config`` (when given) is merged over the run's config."""
     app = ClientApp()
@@ -308,8 +315,7 @@ def client_app(run_config: Mapping[str, Any] | None = None) -> ClientApp:
 
     def open_client(s: Settings, context: Context) -> Any:
         org, state = _client(s, context)
-        noise = s.seed() if s.seeded_noise else None
-        return _native.FedClient(org, s.method, s.train_config(), state_path=state, noise_seed=noise)
+        return _native.FedClient(org, s.method, s.train_config(), state_path=state, noise_seed=noise_seed(s))
 
     @app.query()
     def announce(msg: Message, context: Context) -> Message:

@@ -97,7 +97,10 @@ pub(crate) fn apply_fault(py: Python<'_>, frame: &[u8], fault: &str) -> PyResult
 /// final report). Raises `DataError` for bad files or a state of another run.
 #[pyclass(module = "dpgraph.fed")]
 pub(crate) struct FedClient {
-    inner: OrgClient,
+    /// Boxed: the client holds 64-byte-aligned buffers, and Python's allocator only guarantees
+    /// 16-byte alignment for the object itself (a debug build aborted with "misaligned pointer
+    /// dereference" in PyO3's object initialisation).
+    inner: Box<OrgClient>,
     state: Option<PathBuf>,
 }
 
@@ -128,7 +131,7 @@ impl FedClient {
             })
         })?;
         Ok(Self {
-            inner,
+            inner: Box::new(inner),
             state: state_path,
         })
     }
@@ -192,7 +195,8 @@ impl FedClient {
 /// (same options required).
 #[pyclass(module = "dpgraph.fed")]
 pub(crate) struct FedServer {
-    inner: OrgServer,
+    /// Boxed for the same reason as [`FedClient::inner`].
+    inner: Box<OrgServer>,
 }
 
 #[pymethods]
@@ -216,7 +220,9 @@ impl FedServer {
             Some(p) => OrgServer::resume(p, options),
             None => OrgServer::new(options),
         })?;
-        Ok(Self { inner })
+        Ok(Self {
+            inner: Box::new(inner),
+        })
     }
 
     /// Registers an announcement (bytes); returns the client id.
@@ -298,3 +304,7 @@ impl FedServer {
         py.detach(|| guard(|| inner.checkpoint(&path)))
     }
 }
+
+// Python's allocator aligns objects to 16 bytes: a pyclass must not need more.
+const _: () = assert!(std::mem::align_of::<FedClient>() <= 16);
+const _: () = assert!(std::mem::align_of::<FedServer>() <= 16);

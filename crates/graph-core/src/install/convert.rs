@@ -2,20 +2,16 @@
 //! [`Archive`] and the registry entry and returns the converted files by relative path; the
 //! caller checks them against the registry's checksums.
 
-use std::collections::BTreeMap;
-
-use crate::error::{GraphError, Result};
+use crate::error::Result;
 use crate::install::archive::Archive;
+use crate::install::converted::{Converted, convert_err};
 use crate::install::gzip::{GzipProfile, gzip};
 use crate::registry::{DatasetSpec, Layout, SourceFormat, Upstream};
-
-/// Converted files: relative path → bytes.
-pub(crate) type Converted = BTreeMap<String, Vec<u8>>;
 
 /// Converts `archive` (downloaded from `source`) into the files of `spec`.
 ///
 /// # Errors
-/// [`GraphError::Convert`] naming the member or value that does not fit the format.
+/// [`GraphError::Convert`](crate::GraphError::Convert) naming the member or value that does not fit the format.
 pub(crate) fn convert(
     spec: &DatasetSpec,
     source: &Upstream,
@@ -46,13 +42,6 @@ pub(crate) fn wanted(spec: &DatasetSpec, source: &Upstream) -> Box<dyn Fn(&str) 
             Box::new(move |p| p.starts_with(&prefix))
         }
         _ => Box::new(|_| true),
-    }
-}
-
-pub(crate) fn convert_err(spec: &DatasetSpec, message: impl Into<String>) -> GraphError {
-    GraphError::Convert {
-        dataset: spec.name.clone(),
-        message: message.into(),
     }
 }
 

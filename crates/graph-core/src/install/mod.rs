@@ -20,6 +20,7 @@
 mod archive;
 mod batch;
 mod convert;
+mod converted;
 #[cfg(feature = "embedded")]
 mod embedded;
 mod gzip;

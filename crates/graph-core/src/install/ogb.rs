@@ -27,7 +27,7 @@ use std::io::Read;
 
 use crate::error::{GraphError, Result};
 use crate::install::archive::Archive;
-use crate::install::convert::{Converted, convert_err};
+use crate::install::converted::{Converted, convert_err};
 use crate::install::gzip::{GzipProfile, gzip};
 use crate::registry::DatasetSpec;
 

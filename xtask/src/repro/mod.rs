@@ -161,6 +161,8 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         "git_revision": ctx.revision,
         "effort": format!("{:?}", ctx.effort).to_lowercase(),
         "seed": ctx.seed,
+        // Experiments draw every noise from seeded streams: reproducible, so not private.
+        "noise": dp_core::rng::NoiseSource::Seeded(ctx.seed).record(),
         "experiments": names.join(", "),
         "wall_seconds": walls,
         "total_seconds": run_start.elapsed().as_secs_f64(),

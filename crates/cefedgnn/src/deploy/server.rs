@@ -484,7 +484,7 @@ impl OrgServer {
             format: CHECKPOINT_FORMAT.into(),
             options: self.options.clone(),
             announced: self.announced.clone(),
-            server: self.server.as_ref().map(Server::state),
+            server: self.server.as_ref().map(|s| s.state().clone()),
             events: self.events.clone(),
             finals: self.finals.clone(),
         };

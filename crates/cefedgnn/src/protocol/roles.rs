@@ -67,9 +67,17 @@ fn check_blocks(
 /// noisy row of every boundary node, and sends each client the rows of its halo.
 ///
 /// The server knows the public structure of the federation (every client's boundary and halo
-/// ids), never features or labels.
+/// ids), never features or labels. Its whole state is one [`ServerState`] (the checkpoint).
 #[derive(Debug)]
 pub struct Server {
+    state: ServerState,
+}
+
+/// A [`Server`]'s complete state, serializable (the server's checkpoint): configuration,
+/// topology, W, G, the row table, the round and the traffic so far (updates of the current
+/// round that are in are included).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ServerState {
     config: ProtocolConfig,
     boundary: Vec<Vec<u32>>,
     halo: Vec<Vec<u32>>,
@@ -80,6 +88,69 @@ pub struct Server {
     started: bool,
     pending: Vec<Option<ClientUpdate>>,
     traffic: TrafficLog,
+}
+
+impl ServerState {
+    /// Checks the boundary and halo sets: strictly ascending, every boundary set disjoint from
+    /// the others, every halo node on the boundary of another client.
+    fn check_sets(&self) -> Result<()> {
+        let sorted = |v: &Vec<u32>| v.windows(2).all(|w| w[0] < w[1]);
+        if !self.boundary.iter().chain(&self.halo).all(sorted) {
+            return Err(FedError::Inconsistent(
+                "boundary and halo sets must be strictly ascending".into(),
+            ));
+        }
+        let mut owner: BTreeMap<u32, u32> = BTreeMap::new();
+        for (i, b) in self.boundary.iter().enumerate() {
+            for &v in b {
+                if let Some(j) = owner.insert(v, i as u32) {
+                    return Err(FedError::Inconsistent(format!(
+                        "node {v} is on the boundary of clients {j} and {i}"
+                    )));
+                }
+            }
+        }
+        for (i, h) in self.halo.iter().enumerate() {
+            if let Some(&v) = h
+                .iter()
+                .find(|v| owner.get(v).is_none_or(|&j| j as usize == i))
+            {
+                return Err(FedError::Inconsistent(format!(
+                    "halo node {v} of client {i} is on no other client's boundary"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that every part fits the configuration (a state read from a checkpoint).
+    fn check(&self) -> Result<()> {
+        let c = &self.config;
+        c.check()?;
+        let n = c.num_clients as usize;
+        let dims_ok = self.table.len() == c.layer_dims.len()
+            && self.table.iter().zip(&c.layer_dims).all(|(rows, &d)| {
+                rows.values()
+                    .all(|r| r.len() == d as usize && r.iter().all(|x| x.is_finite()))
+            });
+        if self.boundary.len() != n
+            || self.halo.len() != n
+            || self.pending.len() != n
+            || self.params.len() != c.num_params as usize
+            || self.grad.is_some() != c.share_gradient
+            || self
+                .grad
+                .as_ref()
+                .is_some_and(|g| g.len() != self.params.len())
+            || !dims_ok
+            || self.round > c.num_rounds + 1
+        {
+            return Err(FedError::Inconsistent(
+                "the saved server state does not fit its configuration".into(),
+            ));
+        }
+        self.check_sets()
+    }
 }
 
 impl Server {
@@ -146,34 +217,8 @@ impl Server {
                 "must hold num_params finite values",
             ));
         }
-        let sorted = |v: &Vec<u32>| v.windows(2).all(|w| w[0] < w[1]);
-        if !boundary.iter().chain(&halo).all(sorted) {
-            return Err(FedError::Inconsistent(
-                "boundary and halo sets must be strictly ascending".into(),
-            ));
-        }
-        let mut owner: BTreeMap<u32, u32> = BTreeMap::new();
-        for (i, b) in boundary.iter().enumerate() {
-            for &v in b {
-                if let Some(j) = owner.insert(v, i as u32) {
-                    return Err(FedError::Inconsistent(format!(
-                        "node {v} is on the boundary of clients {j} and {i}"
-                    )));
-                }
-            }
-        }
-        for (i, h) in halo.iter().enumerate() {
-            if let Some(&v) = h
-                .iter()
-                .find(|v| owner.get(v).is_none_or(|&j| j as usize == i))
-            {
-                return Err(FedError::Inconsistent(format!(
-                    "halo node {v} of client {i} is on no other client's boundary"
-                )));
-            }
-        }
         let grad = config.share_gradient.then(|| vec![0.0; init_params.len()]);
-        Ok(Self {
+        let state = ServerState {
             boundary,
             halo,
             params: init_params,
@@ -184,36 +229,38 @@ impl Server {
             pending: vec![None; config.num_clients as usize],
             traffic: TrafficLog::default(),
             config,
-        })
+        };
+        state.check_sets()?;
+        Ok(Self { state })
     }
 
     /// The round whose updates the server is collecting.
     pub fn round(&self) -> u32 {
-        self.round
+        self.state.round
     }
     /// Whether all rounds are aggregated (the final model was broadcast).
     pub fn is_finished(&self) -> bool {
-        self.round > self.config.num_rounds
+        self.state.round > self.state.config.num_rounds
     }
     /// The current averaged W.
     pub fn params(&self) -> &[f32] {
-        &self.params
+        &self.state.params
     }
     /// The current averaged G (when shared).
     pub fn grad(&self) -> Option<&[f32]> {
-        self.grad.as_deref()
+        self.state.grad.as_deref()
     }
     /// The latest noisy row of node `v` at `layer`, if received.
     pub fn table_row(&self, layer: usize, v: u32) -> Option<&[f32]> {
-        self.table.get(layer)?.get(&v).map(Vec::as_slice)
+        self.state.table.get(layer)?.get(&v).map(Vec::as_slice)
     }
     /// Byte counts of every message sent or accepted.
     pub fn traffic(&self) -> &TrafficLog {
-        &self.traffic
+        &self.state.traffic
     }
     /// Whether every client's update for the current round is in.
     pub fn all_received(&self) -> bool {
-        self.pending.iter().all(Option::is_some)
+        self.state.pending.iter().all(Option::is_some)
     }
 
     /// Round 0: broadcasts the initial W (no halo rows yet).
@@ -221,28 +268,29 @@ impl Server {
     /// # Errors
     /// [`FedError::Rejected`] when called twice; transport errors.
     pub fn start(&mut self, transport: &mut dyn Transport) -> Result<()> {
-        if self.started {
+        if self.state.started {
             return Err(FedError::Rejected("server already started".into()));
         }
-        self.started = true;
+        self.state.started = true;
         self.broadcast(transport)
     }
 
     fn broadcast(&mut self, transport: &mut dyn Transport) -> Result<()> {
         let meta = RoundMeta {
-            round: self.round,
-            num_rounds: self.config.num_rounds,
-            local_steps: self.config.local_steps,
-            num_params: self.config.num_params,
-            layer_dims: self.config.layer_dims.clone(),
+            round: self.state.round,
+            num_rounds: self.state.config.num_rounds,
+            local_steps: self.state.config.local_steps,
+            num_params: self.state.config.num_params,
+            layer_dims: self.state.config.layer_dims.clone(),
         };
-        for (i, halo) in self.halo.iter().enumerate() {
+        for (i, halo) in self.state.halo.iter().enumerate() {
             let halo_rows = self
+                .state
                 .table
                 .iter()
                 .enumerate()
                 .filter_map(|(l, rows)| {
-                    let dim = self.config.layer_dims[l];
+                    let dim = self.state.config.layer_dims[l];
                     let nodes: Vec<u32> = halo
                         .iter()
                         .copied()
@@ -262,13 +310,13 @@ impl Server {
                 .collect();
             let msg = Message::Broadcast(ServerBroadcast {
                 meta: meta.clone(),
-                params: self.params.clone(),
-                grad: self.grad.clone(),
+                params: self.state.params.clone(),
+                grad: self.state.grad.clone(),
                 halo: halo_rows,
             });
             let frame = msg.encode();
-            self.traffic.record(TrafficRecord {
-                round: self.round,
+            self.state.traffic.record(TrafficRecord {
+                round: self.state.round,
                 client: i as u32,
                 direction: Direction::Down,
                 bytes: frame.len() as u64,
@@ -291,10 +339,12 @@ impl Server {
             return Err(FedError::Rejected("update from the server endpoint".into()));
         };
         let boundary = self
+            .state
             .boundary
             .get(i as usize)
             .ok_or_else(|| FedError::Rejected(format!("unknown client {i}")))?;
-        let Message::Update(u) = Message::decode(frame, self.config.update_bound(boundary.len()))?
+        let Message::Update(u) =
+            Message::decode(frame, self.state.config.update_bound(boundary.len()))?
         else {
             return Err(FedError::Rejected("server expects updates".into()));
         };
@@ -304,29 +354,29 @@ impl Server {
                 u.client
             )));
         }
-        if !self.started || self.is_finished() || u.round != self.round {
+        if !self.state.started || self.is_finished() || u.round != self.state.round {
             return Err(FedError::Rejected(format!(
                 "update for round {}, server collects round {}",
-                u.round, self.round
+                u.round, self.state.round
             )));
         }
-        if self.pending[i as usize].is_some() {
+        if self.state.pending[i as usize].is_some() {
             return Err(FedError::Rejected(format!(
                 "second update from client {i} in round {}",
                 u.round
             )));
         }
-        check_vec("params", &u.params, self.config.num_params)?;
-        check_grad(&self.config, u.grad.as_ref())?;
-        check_blocks(&self.config, &u.boundary, boundary, i, "boundary")?;
-        self.traffic.record(TrafficRecord {
+        check_vec("params", &u.params, self.state.config.num_params)?;
+        check_grad(&self.state.config, u.grad.as_ref())?;
+        check_blocks(&self.state.config, &u.boundary, boundary, i, "boundary")?;
+        self.state.traffic.record(TrafficRecord {
             round: u.round,
             client: i,
             direction: Direction::Up,
             bytes: frame.len() as u64,
             embedding_bytes: Message::Update(u.clone()).embedding_bytes() as u64,
         });
-        self.pending[i as usize] = Some(u);
+        self.state.pending[i as usize] = Some(u);
         Ok(())
     }
 
@@ -345,8 +395,8 @@ impl Server {
 
     /// The clients whose update for the current round is not in yet.
     pub fn missing(&self) -> Vec<u32> {
-        (0..self.pending.len() as u32)
-            .filter(|&i| self.pending[i as usize].is_none())
+        (0..self.state.pending.len() as u32)
+            .filter(|&i| self.state.pending[i as usize].is_none())
             .collect()
     }
 
@@ -356,7 +406,7 @@ impl Server {
     /// # Errors
     /// [`FedError::Rejected`] when some update is missing; transport errors.
     pub fn finish_round(&mut self, transport: &mut dyn Transport) -> Result<()> {
-        self.finish_round_with(self.config.num_clients as usize, transport)
+        self.finish_round_with(self.state.config.num_clients as usize, transport)
             .map(|_| ())
     }
 
@@ -377,18 +427,23 @@ impl Server {
         if min_clients == 0 {
             return Err(FedError::param("min_clients", 0, "must be >= 1"));
         }
-        if !self.started || self.is_finished() {
+        if !self.state.started || self.is_finished() {
             return Err(FedError::Rejected("no round in progress".into()));
         }
         let missing = self.missing();
-        let present = self.pending.len() - missing.len();
+        let present = self.state.pending.len() - missing.len();
         if present < min_clients {
             return Err(FedError::Rejected(format!(
                 "round {}: {present} updates in, {min_clients} needed; no update yet from clients {missing:?}",
-                self.round
+                self.state.round
             )));
         }
-        let updates: Vec<ClientUpdate> = self.pending.iter_mut().filter_map(Option::take).collect();
+        let updates: Vec<ClientUpdate> = self
+            .state
+            .pending
+            .iter_mut()
+            .filter_map(Option::take)
+            .collect();
         let total: u64 = updates.iter().map(|u| u.train_size).sum();
         let weight = |u: &ClientUpdate| {
             if total == 0 {
@@ -397,8 +452,8 @@ impl Server {
                 u.train_size as f64 / total as f64
             }
         };
-        let mut w = vec![0.0f64; self.params.len()];
-        let mut g = vec![0.0f64; self.params.len()];
+        let mut w = vec![0.0f64; self.state.params.len()];
+        let mut g = vec![0.0f64; self.state.params.len()];
         for u in &updates {
             let a = weight(u);
             for (acc, &x) in w.iter_mut().zip(&u.params) {
@@ -410,19 +465,19 @@ impl Server {
                 }
             }
         }
-        self.params = w.into_iter().map(|x| x as f32).collect();
-        if self.grad.is_some() {
-            self.grad = Some(g.into_iter().map(|x| x as f32).collect());
+        self.state.params = w.into_iter().map(|x| x as f32).collect();
+        if self.state.grad.is_some() {
+            self.state.grad = Some(g.into_iter().map(|x| x as f32).collect());
         }
         for u in updates {
             for b in u.boundary {
-                let rows = &mut self.table[b.layer as usize];
+                let rows = &mut self.state.table[b.layer as usize];
                 for (k, &v) in b.nodes.iter().enumerate() {
                     rows.insert(v, b.row(k).expect("validated shape").to_vec());
                 }
             }
         }
-        self.round += 1;
+        self.state.round += 1;
         self.broadcast(transport)?;
         Ok(missing)
     }
@@ -433,91 +488,31 @@ impl Server {
     /// # Errors
     /// [`FedError::Rejected`] before [`Server::start`]; transport errors.
     pub fn rebroadcast(&mut self, transport: &mut dyn Transport) -> Result<()> {
-        if !self.started {
+        if !self.state.started {
             return Err(FedError::Rejected("server not started".into()));
         }
         self.broadcast(transport)
     }
 
-    /// The server's state between rounds: configuration, topology, W, G, the row table, the
-    /// round and the traffic so far (updates of the current round that are in are included).
-    pub fn state(&self) -> ServerState {
-        ServerState {
-            config: self.config.clone(),
-            boundary: self.boundary.clone(),
-            halo: self.halo.clone(),
-            params: self.params.clone(),
-            grad: self.grad.clone(),
-            table: self.table.clone(),
-            round: self.round,
-            started: self.started,
-            pending: self.pending.clone(),
-            traffic: self.traffic.clone(),
-        }
+    /// The server's complete state (what a checkpoint saves).
+    pub fn state(&self) -> &ServerState {
+        &self.state
     }
 
-    /// A server restored from `state`, checked as [`Server::new`] checks its inputs.
+    /// A server restored from `state`, checked as [`Server::from_sets`] checks its inputs.
     ///
     /// # Errors
-    /// [`FedError::Inconsistent`] for a state whose parts do not fit its configuration.
+    /// [`FedError::Inconsistent`] for a state whose parts do not fit its configuration or
+    /// whose sets do not fit together.
     pub fn restore(state: ServerState) -> Result<Self> {
-        let c = &state.config;
-        c.check()?;
-        let n = c.num_clients as usize;
-        let dims_ok = state.table.len() == c.layer_dims.len()
-            && state.table.iter().zip(&c.layer_dims).all(|(rows, &d)| {
-                rows.values()
-                    .all(|r| r.len() == d as usize && r.iter().all(|x| x.is_finite()))
-            });
-        if state.boundary.len() != n
-            || state.halo.len() != n
-            || state.pending.len() != n
-            || state.params.len() != c.num_params as usize
-            || state.grad.is_some() != c.share_gradient
-            || state
-                .grad
-                .as_ref()
-                .is_some_and(|g| g.len() != state.params.len())
-            || !dims_ok
-            || state.round > c.num_rounds + 1
-        {
-            return Err(FedError::Inconsistent(
-                "the saved server state does not fit its configuration".into(),
-            ));
-        }
-        Ok(Self {
-            config: state.config,
-            boundary: state.boundary,
-            halo: state.halo,
-            params: state.params,
-            grad: state.grad,
-            table: state.table,
-            round: state.round,
-            started: state.started,
-            pending: state.pending,
-            traffic: state.traffic,
-        })
+        state.check()?;
+        Ok(Self { state })
     }
 
     /// The protocol configuration.
     pub fn config(&self) -> &ProtocolConfig {
-        &self.config
+        &self.state.config
     }
-}
-
-/// A [`Server`]'s complete state, serializable (the server's checkpoint).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ServerState {
-    config: ProtocolConfig,
-    boundary: Vec<Vec<u32>>,
-    halo: Vec<Vec<u32>>,
-    params: Vec<f32>,
-    grad: Option<Vec<f32>>,
-    table: Vec<BTreeMap<u32, Vec<f32>>>,
-    round: u32,
-    started: bool,
-    pending: Vec<Option<ClientUpdate>>,
-    traffic: TrafficLog,
 }
 
 /// A [`Client`]'s state between rounds, serializable (kept on the client's own disk).

@@ -3,14 +3,14 @@
 //! HIV is read from `$DPGRAPH_DATA` (default `./data`); without it that benchmark is skipped.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use graph_core::registry::data_dir;
+use graph_core::registry::{DATA_ENV, data_dir_or_default};
 use graph_core::{Registry, generate};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn load_hiv(c: &mut Criterion) {
     let spec = Registry::embedded().get("HIV").expect("registry");
-    let dir = data_dir();
+    let dir = data_dir_or_default(std::env::var_os(DATA_ENV));
     if !spec.is_installed(&dir) {
         eprintln!(
             "load_hiv: skipped, HIV is not installed in {}",

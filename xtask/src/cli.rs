@@ -96,6 +96,40 @@ pub(crate) struct SourceArgs {
     pub(crate) offline: bool,
 }
 
+/// A part of the edgerefine experiment (`--parts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum EdgerefinePart {
+    /// The Blink comparison on Cora.
+    Blink,
+    /// The MUTAG table.
+    Mutag,
+    /// The reconstruction attack.
+    Rae,
+    /// What not knowing E costs.
+    EdgeCount,
+    /// The node tables on Cora.
+    Cora,
+    /// The node tables on ACM.
+    Acm,
+    /// The node tables on DBLP.
+    Dblp,
+    /// The node tables on AMAP.
+    Amap,
+}
+
+impl EdgerefinePart {
+    /// The part of the node dataset `name` (the plan's dataset names).
+    pub(crate) fn of_dataset(name: &str) -> Option<Self> {
+        match name {
+            "cora" => Some(Self::Cora),
+            "acm" => Some(Self::Acm),
+            "dblp" => Some(Self::Dblp),
+            "amap" => Some(Self::Amap),
+            _ => None,
+        }
+    }
+}
+
 /// An experiment of `cargo xtask repro`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Experiment {
@@ -189,10 +223,15 @@ pub(crate) struct ReproArgs {
     /// homdp: run only these tables (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLES")]
     pub(crate) tables: Vec<HomdpTable>,
-    /// edgerefine: run only these parts (comma-separated: cora, acm, dblp, amap, blink, mutag,
-    /// rae, edge-count).
-    #[arg(long, value_delimiter = ',', value_name = "PARTS")]
-    pub(crate) parts: Vec<String>,
+    /// edgerefine: run only these parts (comma-separated).
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_delimiter = ',',
+        value_name = "PARTS"
+    )]
+    pub(crate) parts: Vec<EdgerefinePart>,
     /// edgerefine: reuse the tables and per-(ε, seed) caches of an earlier run in --out.
     #[arg(long)]
     pub(crate) resume: bool,

@@ -4,13 +4,26 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use graph_core::install::{Installer, Origin, Report};
-use graph_core::registry::{DatasetSpec, Registry, data_dir};
+use graph_core::install::{MIRROR_ENV, UPSTREAM_ENV};
+use graph_core::registry::{DATA_ENV, DatasetSpec, Registry, data_dir_or_default};
 
 use crate::cli::DatasetsCommand;
 
-/// Where installs come from (see [`Origin::from_args`]), with a 60 s stall timeout.
+/// The data directory: `$DPGRAPH_DATA`, else `./data` (xtask is a front end: it reads the
+/// environment and passes paths to the libraries).
+pub(crate) fn data_dir() -> std::path::PathBuf {
+    data_dir_or_default(std::env::var_os(DATA_ENV))
+}
+
+/// Where installs come from (see [`Origin::from_args`]): `from` else `$DPGRAPH_MIRROR` names a
+/// mirror, `upstream` else `$DPGRAPH_UPSTREAM` an upstream stand-in; 60 s stall timeout.
 pub(crate) fn origin(from: Option<String>, upstream: Option<String>, offline: bool) -> Origin {
-    Origin::from_args(from, upstream, offline, Duration::from_secs(60))
+    Origin::from_args(
+        from.or_else(|| std::env::var(MIRROR_ENV).ok()),
+        upstream.or_else(|| std::env::var(UPSTREAM_ENV).ok()),
+        offline,
+        Duration::from_secs(60),
+    )
 }
 
 /// Installs `specs`, printing one summary line per dataset; returns the reports.

@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::{Map, Value};
 
+use crate::cli::Experiment;
 use crate::plot::{Plot, Point, Reference, Scale, render};
 
 /// A table row as read back from JSON.
@@ -63,7 +64,7 @@ fn emit(dir: &Path, stem: &str, plot: &Plot) -> Result<Vec<String>> {
 ///
 /// # Errors
 /// When a table cannot be read or a plot cannot be written.
-pub(crate) fn draw(experiment: &str, dir: &Path) -> Result<Vec<String>> {
+pub(crate) fn draw(experiment: Experiment, dir: &Path) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for (stem, plot) in plots(experiment, dir)? {
         out.extend(emit(dir, &stem, &plot)?);
@@ -72,10 +73,10 @@ pub(crate) fn draw(experiment: &str, dir: &Path) -> Result<Vec<String>> {
 }
 
 /// The plots of `experiment` with their file stems.
-fn plots(experiment: &str, dir: &Path) -> Result<Vec<(String, Plot)>> {
+fn plots(experiment: Experiment, dir: &Path) -> Result<Vec<(String, Plot)>> {
     let mut out = Vec::new();
     match experiment {
-        "foundation" => {
+        Experiment::Foundation => {
             if let Some(r) = rows(dir, "datasets")? {
                 out.push(("datasets".into(), datasets(&r)));
             }
@@ -86,12 +87,12 @@ fn plots(experiment: &str, dir: &Path) -> Result<Vec<(String, Plot)>> {
                 out.push(("partitions".into(), partitions(&r)));
             }
         }
-        "gnn" => {
+        Experiment::Gnn => {
             if let Some(r) = rows(dir, "accuracy")? {
                 out.push(("accuracy".into(), gnn(&r)));
             }
         }
-        "homdp" => {
+        Experiment::Homdp => {
             if let Some(r) = rows(dir, "main")? {
                 out.push(("main".into(), homdp_main(&r)));
             }
@@ -105,7 +106,7 @@ fn plots(experiment: &str, dir: &Path) -> Result<Vec<(String, Plot)>> {
                 out.push(("q2_treewidth".into(), homdp_q2(&r)));
             }
         }
-        "edgerefine" => {
+        Experiment::Edgerefine => {
             if let Some(r) = rows(dir, "accuracy")? {
                 out.extend(edgerefine_accuracy(&r));
             }
@@ -122,7 +123,7 @@ fn plots(experiment: &str, dir: &Path) -> Result<Vec<(String, Plot)>> {
                 out.push(("blink_cora".into(), blink(&r)));
             }
         }
-        "cefedgnn" => {
+        Experiment::Cefedgnn => {
             if let Some(r) = rows(dir, "local_steps")? {
                 out.push(("f1_over_k".into(), cefedgnn_k(&r)));
             }
@@ -130,7 +131,6 @@ fn plots(experiment: &str, dir: &Path) -> Result<Vec<(String, Plot)>> {
                 out.push(("eps_over_sigma0".into(), cefedgnn_eps(&r)));
             }
         }
-        _ => {}
     }
     Ok(out)
 }
@@ -488,15 +488,15 @@ mod tests {
     #[test]
     fn committed_results_draw_without_error() {
         let root = crate::project_root().join("results");
-        for e in ["foundation", "gnn", "homdp", "edgerefine", "cefedgnn"] {
-            let plots = plots(e, &root.join(e)).unwrap();
-            assert!(!plots.is_empty(), "{e}");
+        for e in Experiment::ALL {
+            let plots = plots(e, &root.join(e.name())).unwrap();
+            assert!(!plots.is_empty(), "{e:?}");
             for (stem, p) in plots {
-                assert!(!p.series.is_empty(), "{e}/{stem} has data");
+                assert!(!p.series.is_empty(), "{e:?}/{stem} has data");
                 let svg = render::svg(&p).unwrap();
                 assert!(
                     svg.starts_with("<svg") && svg.contains("</svg>"),
-                    "{e}/{stem}"
+                    "{e:?}/{stem}"
                 );
             }
         }

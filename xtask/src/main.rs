@@ -44,11 +44,11 @@ fn try_main(command: Cmd) -> Result<()> {
             } else {
                 project_root().join(dir)
             };
-            for e in report::EXPERIMENTS {
-                let sub = dir.join(e);
+            for e in cli::Experiment::ALL {
+                let sub = dir.join(e.name());
                 if sub.is_dir() {
                     let files = figures::draw(e, &sub)?;
-                    println!("{e}: {} plot file(s) drawn", files.len());
+                    println!("{}: {} plot file(s) drawn", e.name(), files.len());
                 }
             }
             println!("wrote {}", report::write(&dir)?.display());

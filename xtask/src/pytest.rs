@@ -79,6 +79,12 @@ pub(crate) fn run_suite(python: &str) -> Result<()> {
     if cli.exists() {
         pytest.env("DPGRAPH_CLI", &cli);
     }
+    // The CLI and `load_dataset` install a dataset a test names on first use (Cora and MUTAG
+    // from their embedded copies): without a data directory of the caller's, into the build's
+    // own folder rather than ./data of the checkout.
+    if std::env::var_os(graph_core::registry::DATA_ENV).is_none() {
+        pytest.env(graph_core::registry::DATA_ENV, target.join("test-data"));
+    }
     pytest.env("DPGRAPH_REQUIRE_RAY", "1");
     pytest.env("DPGRAPH_REQUIRE_FLOWER", "1");
     run(&mut pytest, "pytest python/tests")

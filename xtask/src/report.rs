@@ -10,8 +10,12 @@ use anyhow::{Context, Result};
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
-/// The experiments in page order.
-pub(crate) const EXPERIMENTS: [&str; 5] = ["foundation", "gnn", "homdp", "edgerefine", "cefedgnn"];
+use crate::cli::Experiment;
+
+/// The experiments in page order: the folder names of [`Experiment::ALL`].
+pub(crate) fn experiments() -> impl Iterator<Item = &'static str> {
+    Experiment::ALL.into_iter().map(Experiment::name)
+}
 
 /// HTML-escapes `s`.
 fn esc(s: &str) -> String {
@@ -225,11 +229,7 @@ dt{color:#555}dd{margin:0}.agree{color:#009e73}.differ{color:#d55e00}tr.differ t
 /// # Errors
 /// When a folder or table of `out` cannot be read, or the page cannot be written.
 pub(crate) fn write(out: &Path) -> Result<std::path::PathBuf> {
-    let present: Vec<&str> = EXPERIMENTS
-        .iter()
-        .copied()
-        .filter(|e| out.join(e).is_dir())
-        .collect();
+    let present: Vec<&str> = experiments().filter(|e| out.join(e).is_dir()).collect();
     let cmp: Option<Value> = std::fs::read_to_string(out.join("comparison.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
@@ -312,7 +312,7 @@ mod tests {
         });
         std::fs::write(exp.join("accuracy.json"), table.to_string()).unwrap();
         std::fs::write(exp.join("accuracy.csv"), "model,mean\ngcn,0.88\ngat,0.87\n").unwrap();
-        crate::figures::draw("gnn", &exp).ok();
+        crate::figures::draw(Experiment::Gnn, &exp).ok();
         std::fs::write(
             exp.join("x.svg"),
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"/>",

@@ -17,7 +17,8 @@ fn xtask(args: &[&str], data: &std::path::Path) -> std::process::Output {
 #[test]
 fn offline_repro_gnn_runs_on_the_embedded_cora_and_compares() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let reference = root.join("results/gnn/accuracy.json");
+    // The quick reference: made on a fresh clone with no data, as this run is.
+    let reference = root.join("results/quick/gnn/accuracy.json");
     let before = std::fs::read(&reference).unwrap();
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("out");
@@ -27,6 +28,7 @@ fn offline_repro_gnn_runs_on_the_embedded_cora_and_compares() {
             "gnn",
             "--quick",
             "--offline",
+            "--check",
             "--out",
             out.to_str().unwrap(),
         ],
@@ -51,7 +53,11 @@ fn offline_repro_gnn_runs_on_the_embedded_cora_and_compares() {
         .filter(|r| r["dataset"] == "cora")
         .collect();
     assert_eq!(cora.len(), 4, "GCN, GAT, GIN, MLP rows on Cora: {table}");
-    // The comparison: same effort and seed as the committed gnn reference, so checked.
+    assert!(
+        stdout.contains("0 differ") && stdout.contains("0 reference rows missing"),
+        "{stdout}"
+    );
+    // The comparison: same effort and seed as the committed quick reference, so checked.
     let cmp: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("comparison.json")).unwrap()).unwrap();
     let entries: Vec<_> = cmp["entries"]

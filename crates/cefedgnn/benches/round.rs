@@ -18,7 +18,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn cora() -> NodeDataset {
-    let dir = graph_core::registry::data_dir();
+    let dir =
+        graph_core::registry::data_dir_or_default(std::env::var_os(graph_core::registry::DATA_ENV));
     if let Ok(spec) = Registry::embedded().get("cora")
         && let Ok(Dataset::Nodes(ds)) = spec.load(&dir)
     {

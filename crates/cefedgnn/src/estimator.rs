@@ -29,18 +29,18 @@ pub enum ReadMode {
     Fresh,
 }
 
-/// What the gradient estimator G tracks \[R\].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GradientMode {
-    /// G is a moving average of the parameter gradient (momentum). Default.
-    #[default]
-    Momentum,
-    /// G holds a moving average of the per-node backward signal ∂L/∂h̃_v, per shared layer.
-    /// In training ([`crate::train::FedTrainConfig::gradient`]) the loss reaches the shared
-    /// layers only through these signals: their parameters step along the gradient of
-    /// Σ_ℓ Σ_v ⟨G_v^(ℓ), h̃_v^(ℓ)⟩ (G held constant), the output layer along the loss
-    /// gradient, with plain (β = 1) steps on W.
-    PerNodeSignal,
+graph_core::choice_enum! {
+    /// What the gradient estimator G tracks \[R\] (`--gradient`).
+    pub enum GradientMode: "gradient mode" default Momentum {
+        /// G is a moving average of the parameter gradient (momentum). Default.
+        Momentum => "momentum",
+        /// G holds a moving average of the per-node backward signal ∂L/∂h̃_v, per shared
+        /// layer. In training ([`crate::train::FedTrainConfig::gradient`]) the loss reaches the
+        /// shared layers only through these signals: their parameters step along the gradient
+        /// of Σ_ℓ Σ_v ⟨G_v^(ℓ), h̃_v^(ℓ)⟩ (G held constant), the output layer along the loss
+        /// gradient, with plain (β = 1) steps on W.
+        PerNodeSignal => "per-node",
+    }
 }
 
 /// Validated coefficients of the two estimators.

@@ -8,7 +8,8 @@ use cefedgnn::aml::{self, Calibration, Typology};
 
 /// The dataset folder's parent, or `None` (after printing why) when the dataset is missing.
 fn data_for(name: &str) -> Option<PathBuf> {
-    let dir = graph_core::registry::data_dir();
+    let dir =
+        graph_core::registry::data_dir_or_default(std::env::var_os(graph_core::registry::DATA_ENV));
     let spec = graph_core::Registry::embedded()
         .get(name)
         .expect("dataset is registered");

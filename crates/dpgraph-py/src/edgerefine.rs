@@ -33,28 +33,34 @@ pub(crate) fn perturb(
     Ok(Graph { inner })
 }
 
-/// The refine parameters from Python's arguments, the edge count used and where it came from.
-/// Without `true_edges`, E is estimated from `noisy_edges` (post-processing).
-#[allow(clippy::too_many_arguments)] // Python keyword arguments
+/// The refine keywords of `refine` and `TiledRefine` as Python passed them.
+pub(crate) struct RefineKwargs<'a> {
+    pub(crate) eps: f64,
+    pub(crate) k: f64,
+    pub(crate) true_edges: Option<u64>,
+    pub(crate) noisy_edges: Option<u64>,
+    pub(crate) bins: usize,
+    pub(crate) tie_break: &'a str,
+    pub(crate) seed: Option<u64>,
+}
+
+/// The refine parameters for a graph of `n` nodes from Python's keywords, the edge count used
+/// and where it came from. Without `true_edges`, E is estimated from `noisy_edges`
+/// (post-processing).
 pub(crate) fn refine_params(
     n: usize,
-    eps: f64,
-    k: f64,
-    true_edges: Option<u64>,
-    noisy_edges: Option<u64>,
-    bins: usize,
-    tie_break: &str,
-    seed: Option<u64>,
+    kw: RefineKwargs<'_>,
 ) -> PyResult<(edgerefine::RefineParams, u64, String)> {
-    let tie_break = match tie_break {
-        "default" => edgerefine::TieBreak::Default,
-        "reference" => edgerefine::TieBreak::Reference,
-        other => {
-            return Err(InvalidParameter::new_err(format!(
-                "tie_break must be \"default\" or \"reference\", got {other:?}"
-            )));
-        }
-    };
+    let RefineKwargs {
+        eps,
+        k,
+        true_edges,
+        noisy_edges,
+        bins,
+        tie_break,
+        seed,
+    } = kw;
+    let tie_break: edgerefine::TieBreak = crate::choices::parse(tie_break)?;
     let (edges_used, source) = match (true_edges, noisy_edges) {
         (Some(e), _) => (e, "supplied".to_string()),
         (None, Some(m)) => {
@@ -123,16 +129,16 @@ pub(crate) fn refine<'py>(
     seed: Option<u64>,
 ) -> PyResult<(Graph, Bound<'py, PyDict>)> {
     let g = &noisy.inner;
-    let (params, edges_used, source) = refine_params(
-        g.num_nodes(),
+    let kw = RefineKwargs {
         eps,
         k,
         true_edges,
-        Some(g.num_edges() as u64),
+        noisy_edges: Some(g.num_edges() as u64),
         bins,
         tie_break,
         seed,
-    )?;
+    };
+    let (params, edges_used, source) = refine_params(g.num_nodes(), kw)?;
     let r = py.detach(|| guard(|| edgerefine::refine(g, &params)))?;
     release_out(py, r, edges_used, &source)
 }
@@ -173,42 +179,10 @@ pub(crate) fn baseline<'py>(
     eps: f64,
     seed: Option<u64>,
 ) -> PyResult<(Graph, Bound<'py, PyDict>)> {
-    use edgerefine::baselines as b;
-    /// The method named in Python, parsed before the GIL is released.
-    #[derive(Clone, Copy)]
-    enum Method {
-        Rr,
-        SymRr,
-        Blink(b::BlinkVariant),
-        LdpGen,
-        Dprr,
-    }
-    let m = match method {
-        "rr" => Method::Rr,
-        "symrr" => Method::SymRr,
-        "blink-hard" => Method::Blink(b::BlinkVariant::Hard),
-        "blink-soft" => Method::Blink(b::BlinkVariant::Soft),
-        "blink-hybrid" => Method::Blink(b::BlinkVariant::Hybrid),
-        "ldpgen" => Method::LdpGen,
-        "dprr" => Method::Dprr,
-        other => {
-            return Err(InvalidParameter::new_err(format!(
-                "unknown baseline {other:?} (known: rr, symrr, blink-hard, blink-soft, \
-                 blink-hybrid, ldpgen, dprr)"
-            )));
-        }
-    };
+    let m: edgerefine::baselines::Baseline = crate::choices::parse(method)?;
     let mut r = noise_rng(seed, edgerefine::streams::BASELINE)?;
     let g = &graph.inner;
-    let release = py.detach(|| {
-        guard(|| match m {
-            Method::Rr => b::rr(g, eps, &mut r),
-            Method::SymRr => b::symrr(g, eps, &mut r),
-            Method::Blink(v) => b::blink(g, v, &b::BlinkParams::new(eps), &mut r),
-            Method::LdpGen => b::ldpgen(g, &b::LdpGenParams::new(eps), &mut r),
-            Method::Dprr => b::dprr(g, &b::DprrParams::new(eps), &mut r),
-        })
-    })?;
+    let release = py.detach(|| guard(|| m.release(g, eps, &mut r)))?;
     baseline_out(py, release)
 }
 

@@ -34,10 +34,7 @@ impl IntoPyErr for FedError {
 }
 
 fn method(name: &str) -> PyResult<Method> {
-    Method::parse(name).ok_or_else(|| {
-        let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
-        InvalidParameter::new_err(format!("unknown method {name:?}; one of {names:?}"))
-    })
+    crate::choices::parse(name)
 }
 
 fn config(json: &str) -> PyResult<FedTrainConfig> {
@@ -56,11 +53,7 @@ fn config(json: &str) -> PyResult<FedTrainConfig> {
 #[pyfunction]
 #[pyo3(signature = (preset="citation", overrides=None))]
 pub(crate) fn train_config(preset: &str, overrides: Option<&str>) -> PyResult<String> {
-    let base = FedTrainConfig::preset(preset).ok_or_else(|| {
-        InvalidParameter::new_err(format!(
-            "unknown preset {preset:?}; one of citation, aml-gine, aml-gin, default"
-        ))
-    })?;
+    let base = FedTrainConfig::preset(crate::choices::parse(preset)?);
     let map = match overrides {
         None => serde_json::Map::new(),
         Some(s) => match serde_json::from_str(s) {

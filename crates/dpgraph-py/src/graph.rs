@@ -111,12 +111,15 @@ pub(crate) fn read_edge_list(py: Python<'_>, path: std::path::PathBuf) -> PyResu
 
 /// load_dataset(name, data_dir=None) -> dict
 ///
-/// A dataset of the registry, installed under `data_dir` (default: `$DPGRAPH_DATA`, else
-/// `./data`, as the CLI; install with `dpgraph datasets install NAME`). Node datasets give
+/// A dataset of the registry, from `data_dir` (default: `$DPGRAPH_DATA`, else `./data`, as the
+/// CLI). A dataset not installed there is installed on first use, as the CLI does: the embedded
+/// copy (Cora, MUTAG), else from `$DPGRAPH_MIRROR`, else upstream (`$DPGRAPH_UPSTREAM` standing
+/// in for the hosts). Node datasets give
 /// `{"kind": "nodes", "graph", "features" (float32 n × d), "labels" (uint32), "num_classes"}`;
 /// graph collections `{"kind": "graphs", "graphs" (list of Graph), "targets" (int64 classes or
 /// float64 values), "num_classes" (None for regression), "splits" (name → int64 indices)}`.
-/// Raises `DataError` for an unknown or uninstalled dataset. Releases the GIL while loading.
+/// Raises `DataError` for an unknown dataset or one that cannot be installed here (the message
+/// says why). Releases the GIL while installing and loading.
 #[pyfunction]
 #[pyo3(signature = (name, data_dir=None))]
 pub(crate) fn load_dataset<'py>(
@@ -124,15 +127,36 @@ pub(crate) fn load_dataset<'py>(
     name: &str,
     data_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let dir = data_dir.unwrap_or_else(graph_core::registry::data_dir);
+    // The Python module is a front end: it reads the environment and passes paths and origins.
+    let dir = data_dir.unwrap_or_else(|| {
+        graph_core::registry::data_dir_or_default(std::env::var_os(graph_core::registry::DATA_ENV))
+    });
+    let origin = graph_core::install::Origin::from_args(
+        std::env::var(graph_core::install::MIRROR_ENV).ok(),
+        std::env::var(graph_core::install::UPSTREAM_ENV).ok(),
+        false,
+        std::time::Duration::from_secs(60),
+    );
     let ds = py.detach(|| {
         guard(|| {
             let spec = graph_core::Registry::embedded().get(name)?;
             if !spec.is_installed(&dir) {
-                return Err(graph_core::GraphError::Registry(format!(
-                    "{name} is not installed in {} (install it with `dpgraph datasets install {name}`)",
-                    dir.display()
-                )));
+                let report = graph_core::install::Installer::new(&origin).install(
+                    spec,
+                    &dir,
+                    &mut graph_core::install::Quiet,
+                );
+                match report {
+                    graph_core::install::Report::Installed { .. }
+                    | graph_core::install::Report::AlreadyInstalled => {}
+                    graph_core::install::Report::Failed(e) => return Err(e),
+                    graph_core::install::Report::Skipped { reason } => {
+                        return Err(graph_core::GraphError::Registry(format!(
+                            "{name} is not installed in {}: {reason}",
+                            dir.display()
+                        )));
+                    }
+                }
             }
             spec.load(&dir)
         })

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::edgerefine::noise_rng;
-use crate::error::{InvalidParameter, guard};
+use crate::error::guard;
 use crate::graph::Graph;
 
 /// A pattern graph F of a homomorphism density t(F, G) (at most 64 nodes, no self-loops).
@@ -118,16 +118,7 @@ pub(crate) fn embed<'py>(
     degree_bound: Option<usize>,
     seed: Option<u64>,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
-    let bound = match bound {
-        "component-aware" => homdp::SensitivityBound::ComponentAware,
-        "paper" => homdp::SensitivityBound::PaperTheorem45,
-        "counting-lemma" => homdp::SensitivityBound::CountingLemma,
-        other => {
-            return Err(InvalidParameter::new_err(format!(
-                "bound must be \"component-aware\", \"paper\" or \"counting-lemma\", got {other:?}"
-            )));
-        }
-    };
+    let bound: homdp::SensitivityBound = crate::choices::parse(bound)?;
     let gs: Vec<graph_core::Graph> = graphs.iter().map(|g| g.inner.clone()).collect();
     let ps: Vec<homdp::Pattern> = patterns.iter().map(|p| p.inner.clone()).collect();
     let params = homdp::EmbeddingParams::new(rho)

@@ -9,6 +9,7 @@
 //! `PanicException`. Calls that can take more than a millisecond release the GIL.
 
 mod accounting;
+mod choices;
 mod edgerefine;
 mod error;
 mod fed;
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ProtocolError", py.get_type::<ProtocolError>())?;
     m.add_class::<fed::FedClient>()?;
     m.add_class::<fed::FedServer>()?;
+    m.add_function(wrap_pyfunction!(choices::choices, m)?)?;
     m.add_function(wrap_pyfunction!(fed::train_config, m)?)?;
     m.add_function(wrap_pyfunction!(fed::apply_fault, m)?)?;
     m.add_class::<graph::Graph>()?;

@@ -28,14 +28,7 @@ fn decode<T: DeserializeOwned>(what: &str, bytes: &[u8]) -> PyResult<T> {
 
 /// The tile backend named in Python.
 fn backend(name: &str) -> PyResult<edgerefine::Backend> {
-    match name {
-        "auto" => Ok(edgerefine::Backend::Auto),
-        "dense" => Ok(edgerefine::Backend::Dense),
-        "sparse" => Ok(edgerefine::Backend::Sparse),
-        other => Err(InvalidParameter::new_err(format!(
-            "backend must be \"auto\", \"dense\" or \"sparse\", got {other:?}"
-        ))),
-    }
+    crate::choices::parse(name)
 }
 
 /// The tiles of a graph of `n` nodes, checking the tile size.
@@ -206,8 +199,7 @@ impl TiledRefine {
         seed: Option<u64>,
         noisy_edges: Option<u64>,
     ) -> PyResult<Self> {
-        let (params, edges_used, source) = crate::edgerefine::refine_params(
-            num_nodes,
+        let kw = crate::edgerefine::RefineKwargs {
             eps,
             k,
             true_edges,
@@ -215,7 +207,8 @@ impl TiledRefine {
             bins,
             tie_break,
             seed,
-        )?;
+        };
+        let (params, edges_used, source) = crate::edgerefine::refine_params(num_nodes, kw)?;
         let inner = guard(|| edgerefine::TiledRefine::new(num_nodes, &params))?;
         Ok(Self {
             inner,

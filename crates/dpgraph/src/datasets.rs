@@ -1,11 +1,12 @@
 //! `dpgraph datasets list | info NAME | install NAME…`.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Subcommand;
-use graph_core::install::{Installer, Origin};
-use graph_core::registry::{Dataset, DatasetSpec, data_dir};
+use graph_core::install::{Installer, MIRROR_ENV, Origin, Report, UPSTREAM_ENV};
+use graph_core::registry::{DATA_ENV, Dataset, DatasetSpec, data_dir_or_default};
 use graph_core::{GraphStats, Registry};
 use serde_json::{Value, json};
 
@@ -15,7 +16,7 @@ use crate::{Global, emit};
 pub(crate) enum DatasetsCmd {
     /// Registry datasets: installed or not, with their counts (from the registry).
     List,
-    /// Loads an installed dataset and reports its measured counts.
+    /// Loads a dataset (installing it on first use) and reports its measured counts.
     Info {
         /// Dataset name (case-insensitive).
         name: String,
@@ -44,6 +45,72 @@ pub(crate) enum DatasetsCmd {
         #[arg(long, default_value_t = 60)]
         timeout: u64,
     },
+}
+
+/// The data directory: `$DPGRAPH_DATA`, else `./data`. The binary reads the environment; the
+/// libraries take the path.
+pub(crate) fn data_dir() -> PathBuf {
+    data_dir_or_default(std::env::var_os(DATA_ENV))
+}
+
+/// Where installs come from: `from` else `$DPGRAPH_MIRROR` names a mirror of converted files;
+/// otherwise the embedded copies, then upstream (each URL read from `upstream` else
+/// `$DPGRAPH_UPSTREAM` when given).
+fn origin(from: Option<String>, upstream: Option<String>, offline: bool, timeout: u64) -> Origin {
+    Origin::from_args(
+        from.or_else(|| std::env::var(MIRROR_ENV).ok()),
+        upstream.or_else(|| std::env::var(UPSTREAM_ENV).ok()),
+        offline,
+        Duration::from_secs(timeout),
+    )
+}
+
+/// Loads the registry dataset `name` from the data directory, installing it there first when
+/// it is missing (the embedded copy, else `$DPGRAPH_MIRROR`, else upstream), as `repro` does: a
+/// command that names a dataset needs no separate `datasets install`. A download shows a
+/// progress bar; success prints one line on stderr; a failure is the command's one error line.
+///
+/// # Errors
+/// An unknown name; a dataset that cannot be installed here (the message says why and what to
+/// do: a manual download, or no network); a file that does not load.
+pub(crate) fn load_named(name: &str) -> Result<Dataset> {
+    let spec = Registry::embedded().get(name)?;
+    let dir = data_dir();
+    if !spec.is_installed(&dir) {
+        let mut bars = FirstUse::default();
+        let report = Installer::new(&origin(None, None, false, 60)).install(spec, &dir, &mut bars);
+        match report {
+            Report::Installed { .. } | Report::AlreadyInstalled => eprintln!(
+                "{} (first use, into {})",
+                report.line(&spec.name),
+                dir.display()
+            ),
+            Report::Failed(_) | Report::Skipped { .. } => bail!(
+                "dataset `{}` is not installed in {} and could not be installed: {}",
+                spec.name,
+                dir.display(),
+                report.line(&spec.name)
+            ),
+        }
+    }
+    Ok(spec.load(&dir)?)
+}
+
+/// The progress of a first-use install: download bars, but no per-source notes (a failure's
+/// notes are in its one error line).
+#[derive(Default)]
+struct FirstUse(graph_core::install::ProgressBars);
+
+impl graph_core::install::Progress for FirstUse {
+    fn start(&mut self, label: &str, total: Option<u64>) {
+        self.0.start(label, total);
+    }
+    fn advance(&mut self, bytes: u64) {
+        self.0.advance(bytes);
+    }
+    fn finish(&mut self) {
+        self.0.finish();
+    }
 }
 
 pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
@@ -110,7 +177,7 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
         }
         DatasetsCmd::Info { name } => {
             let spec = reg.get(name)?;
-            let ds = spec.load(&dir)?;
+            let ds = load_named(name)?;
             emit(global, &info(spec, &ds))
         }
         DatasetsCmd::Install {
@@ -128,12 +195,7 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
             } else {
                 names.iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
             };
-            let origin = Origin::from_args(
-                from.clone(),
-                upstream.clone(),
-                *offline,
-                Duration::from_secs(*timeout),
-            );
+            let origin = origin(from.clone(), upstream.clone(), *offline, *timeout);
             let mut bars = graph_core::install::ProgressBars::default();
             let mut installer = Installer::new(&origin);
             let mut rows = Vec::new();

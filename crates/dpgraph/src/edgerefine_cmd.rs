@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
 use edgerefine::report::{Report, is_report, write_report};
 use edgerefine::{RefineParams, TieBreak, estimate_edges, perturb, refine_with_progress};
 use graph_core::Graph;
@@ -52,8 +52,9 @@ pub(crate) enum EdgeRefineCmd {
         #[arg(long, default_value_t = 10)]
         bins: usize,
         /// Order of candidates with equal calibrated probability.
-        #[arg(long, value_enum, default_value_t = TieBreakArg::Default)]
-        tie_break: TieBreakArg,
+        #[arg(long, value_parser = crate::choices::parser::<TieBreak>(),
+              default_value_t = TieBreak::Default)]
+        tie_break: TieBreak,
         /// Declared node count; the noisy graph must have exactly this many.
         #[arg(long)]
         nodes: Option<usize>,
@@ -61,14 +62,6 @@ pub(crate) enum EdgeRefineCmd {
         #[arg(long)]
         out: PathBuf,
     },
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum TieBreakArg {
-    /// Jaccard similarity, then a seeded pseudo-random order.
-    Default,
-    /// Row-major pair order, as the authors' code (releases stars).
-    Reference,
 }
 
 pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
@@ -130,10 +123,7 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                 k: *k,
                 true_edges: edges_used,
                 bins: *bins,
-                tie_break: match tie_break {
-                    TieBreakArg::Default => TieBreak::Default,
-                    TieBreakArg::Reference => TieBreak::Reference,
-                },
+                tie_break: *tie_break,
                 seed: global.seed.unwrap_or(0),
             };
             let t = Instant::now();

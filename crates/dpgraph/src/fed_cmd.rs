@@ -9,9 +9,11 @@ use cefedgnn::estimator::GradientMode;
 use cefedgnn::train::{
     FedTask, FedTrainConfig, Method, ModelKind, PartitionKind, simulate, task_rng,
 };
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
 use graph_core::Registry;
-use graph_core::registry::{Dataset, data_dir};
+use graph_core::registry::Dataset;
+
+use crate::datasets::{data_dir, load_named};
 use serde_json::json;
 
 use crate::{Global, emit};
@@ -27,8 +29,9 @@ pub(crate) struct TaskArgs {
     #[arg(long, default_value_t = 5)]
     clients: usize,
     /// Partition of citation graphs into clients.
-    #[arg(long, value_enum, default_value_t = PartitionArg::Random)]
-    partition: PartitionArg,
+    #[arg(long, value_parser = crate::choices::parser::<PartitionKind>(),
+          default_value_t = PartitionKind::Random)]
+    partition: PartitionKind,
     /// Generate an AML graph with this many accounts (dataset `aml-generated`).
     #[arg(long)]
     generate_accounts: Option<usize>,
@@ -62,11 +65,12 @@ pub(crate) enum FedCmd {
         #[arg(long, default_value_t = 1.0)]
         clip: f64,
         /// Method.
-        #[arg(long, value_enum, default_value_t = MethodArg::Cefedgnn)]
-        method: MethodArg,
+        #[arg(long, value_parser = crate::choices::parser::<Method>(),
+              default_value_t = Method::CeFedGnn)]
+        method: Method,
         /// Model (default: GCN for citation graphs, GINE for AML).
-        #[arg(long, value_enum)]
-        model: Option<ModelArg>,
+        #[arg(long, value_parser = crate::choices::parser::<ModelKind>())]
+        model: Option<ModelKind>,
         /// Learning rate η (default 0.2 for GCN, 0.01 for AML).
         #[arg(long)]
         lr: Option<f64>,
@@ -91,8 +95,9 @@ pub(crate) enum FedCmd {
         #[arg(long)]
         grad_clip: Option<f64>,
         /// What G tracks.
-        #[arg(long, value_enum, default_value_t = GradientArg::Momentum)]
-        gradient: GradientArg,
+        #[arg(long, value_parser = crate::choices::parser::<GradientMode>(),
+              default_value_t = GradientMode::Momentum)]
+        gradient: GradientMode,
         /// Dropout (default 0.5 for GCN, 0.1 for AML).
         #[arg(long)]
         dropout: Option<f64>,
@@ -109,68 +114,6 @@ pub(crate) enum FedCmd {
     },
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum MethodArg {
-    /// CE-FedGNN.
-    Cefedgnn,
-    /// Each client alone.
-    SingleClient,
-    /// FedAvg ignoring cross edges.
-    Fedavg,
-    /// Stale shared embeddings without MA (FedGNN-ST).
-    FedgnnSt,
-    /// Centralised training (upper bound).
-    Centralised,
-    /// Ablation: no embedding sharing.
-    NoSharing,
-    /// Ablation: no embedding MA.
-    NoMa,
-    /// Ablation: no gradient MA.
-    NoGradMa,
-}
-
-impl MethodArg {
-    fn method(self) -> Method {
-        match self {
-            Self::Cefedgnn => Method::CeFedGnn,
-            Self::SingleClient => Method::SingleClient,
-            Self::Fedavg => Method::FedAvg,
-            Self::FedgnnSt => Method::StaleEmbeddings,
-            Self::Centralised => Method::Centralised,
-            Self::NoSharing => Method::NoSharing,
-            Self::NoMa => Method::NoEmbeddingMa,
-            Self::NoGradMa => Method::NoGradientMa,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum GradientArg {
-    /// Momentum on the parameters W.
-    Momentum,
-    /// Per-node backward signal ∂L/∂h_v.
-    PerNode,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum ModelArg {
-    /// GCN.
-    Gcn,
-    /// GIN.
-    Gin,
-    /// GIN with edge features.
-    Gine,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum PartitionArg {
-    /// Balanced random.
-    Random,
-    /// Communities.
-    Community,
-}
-
-/// The task of `args` drawn with `rng` (the same draws as `simulate` with the same seed).
 fn build_task(args: &TaskArgs, rng: &mut rand_chacha::ChaCha8Rng) -> Result<FedTask> {
     let name = args.dataset.to_ascii_lowercase();
     let aml = name.starts_with("aml");
@@ -186,17 +129,18 @@ fn build_task(args: &TaskArgs, rng: &mut rand_chacha::ChaCha8Rng) -> Result<FedT
             let tg = generate(&cfg, rng)?;
             FedTask::from_account_graph("aml-generated", &tg.to_account_graph()?, 0.6, 0.2, rng)?
         } else if aml {
+            // Installed on first use where it can be (else the manual steps), then read by
+            // cefedgnn's AML loader.
+            if !Registry::embedded().get(&name)?.is_installed(&data_dir()) {
+                load_named(&name)?;
+            }
             let tg = load_by_name(&name, &data_dir()).with_context(|| format!("loading {name}"))?;
             FedTask::from_account_graph(&name, &tg.to_account_graph()?, 0.6, 0.2, rng)?
         } else {
-            let spec = Registry::embedded().get(&name)?;
-            let Dataset::Nodes(ds) = spec.load(&data_dir())? else {
+            let Dataset::Nodes(ds) = load_named(&name)? else {
                 bail!("{name} is not a node-classification dataset");
             };
-            let part = match args.partition {
-                PartitionArg::Random => PartitionKind::Random,
-                PartitionArg::Community => PartitionKind::Community,
-            };
+            let part = args.partition;
             FedTask::from_node_dataset(&ds, args.clients, part, 0.2, 0.2, rng)?
         },
     )
@@ -281,11 +225,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
     let name = task_args.dataset.to_ascii_lowercase();
     let aml = name.starts_with("aml");
     let task = build_task(task_args, &mut rng)?;
-    let model = match model.unwrap_or(if aml { ModelArg::Gine } else { ModelArg::Gcn }) {
-        ModelArg::Gcn => ModelKind::Gcn,
-        ModelArg::Gin => ModelKind::Gin,
-        ModelArg::Gine => ModelKind::Gine,
-    };
+    let model = model.unwrap_or(if aml { ModelKind::Gine } else { ModelKind::Gcn });
     let base = if aml {
         FedTrainConfig::aml(model)
     } else {
@@ -301,10 +241,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
             None => base.halo_average,
         },
         grad_clip: grad_clip.or(base.grad_clip),
-        gradient: match gradient {
-            GradientArg::Momentum => GradientMode::Momentum,
-            GradientArg::PerNode => GradientMode::PerNodeSignal,
-        },
+        gradient: *gradient,
         local_steps: *local_steps,
         rounds: *rounds,
         lr: lr.unwrap_or(base.lr),
@@ -332,7 +269,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         );
         b
     });
-    let report = simulate(&task, &cfg, method.method(), &mut |info| {
+    let report = simulate(&task, &cfg, *method, &mut |info| {
         if let Some(b) = &bar {
             b.inc(1);
             if info.loss.is_finite() {
@@ -350,7 +287,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
         &json!({
             "dataset": task.name,
             "method": report.method,
-            "model": format!("{model:?}").to_ascii_lowercase(),
+            "model": model.name(),
             "clients": task.fed.num_clients(),
             "cross_edge_fraction": stats.cross_fraction,
             "rounds": report.rounds,

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
-use graph_core::registry::{Dataset, data_dir};
-use graph_core::{Graph, GraphStats, Registry};
+use graph_core::registry::Dataset;
+use graph_core::{Graph, GraphStats};
 use serde_json::json;
 
 use crate::{Global, emit};
@@ -41,7 +41,7 @@ impl Source {
                     vec![graph_core::io::read_edge_list(p)?]
                 })
             }
-            (None, Some(name)) => match Registry::embedded().get(name)?.load(&data_dir())? {
+            (None, Some(name)) => match crate::datasets::load_named(name)? {
                 Dataset::Nodes(d) => Ok(vec![d.graph().clone()]),
                 Dataset::Graphs(d) => Ok(d.graphs().to_vec()),
                 Dataset::Files(_) => bail!("dataset {name} is a transaction table, not a graph"),

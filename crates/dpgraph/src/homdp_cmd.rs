@@ -5,10 +5,10 @@ use dp_core::rng::{NoiseSource, Seeds};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
+use graph_core::Graph;
 use graph_core::io::{GraphSet, read_graph_set, write_atomic};
-use graph_core::registry::{Dataset, data_dir};
-use graph_core::{Graph, Registry};
+use graph_core::registry::Dataset;
 use homdp::{EmbeddingParams, Guarantee, Pattern, PatternSampler, SensitivityBound};
 use serde_json::json;
 
@@ -72,10 +72,12 @@ pub(crate) enum HomdpCmd {
         /// Public degree bound Δ (default: none, Δ = n per graph).
         #[arg(long)]
         max_degree: Option<usize>,
-        /// Sensitivity bound: `components` (correct for every pattern) or `paper` (Theorem 4.5
-        /// as printed: under-estimates the noise for disconnected patterns).
-        #[arg(long, value_enum, default_value_t = BoundArg::Components)]
-        bound: BoundArg,
+        /// Sensitivity bound: `component-aware` (correct for every pattern; `components` also
+        /// accepted), `paper` (Theorem 4.5 as printed: under-estimates the noise for
+        /// disconnected patterns) or `counting-lemma` (global, no degree bound used).
+        #[arg(long, value_parser = crate::choices::parser::<SensitivityBound>(),
+              default_value_t = SensitivityBound::ComponentAware)]
+        bound: SensitivityBound,
         /// Clip graphs above --max-degree (drop edges) instead of failing.
         #[arg(long, requires = "max_degree")]
         clip: bool,
@@ -89,14 +91,6 @@ pub(crate) enum HomdpCmd {
         #[arg(long)]
         patterns_out: Option<PathBuf>,
     },
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum BoundArg {
-    /// Component-aware bounded-degree bound 2·e(F)/n²·(Δ/n)^(m−c−1).
-    Components,
-    /// The paper's Theorem 4.5 formula 2·e(F)/n²·(Δ/n)^(m−2) (connected patterns only).
-    Paper,
 }
 
 pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
@@ -173,10 +167,7 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
             let mut noise = source.rng(homdp::streams::NOISE, 0)?;
             let params = EmbeddingParams::new(*rho)
                 .delta(*delta)
-                .bound(match bound {
-                    BoundArg::Components => SensitivityBound::ComponentAware,
-                    BoundArg::Paper => SensitivityBound::PaperTheorem45,
-                })
+                .bound(*bound)
                 .degree_bound(*max_degree)
                 .clip_to_degree_bound(*clip)
                 .append_num_nodes(*num_nodes_column);
@@ -210,7 +201,7 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
                     "noise": source.record(),
                     "graphs": rows,
                     "columns": cols,
-                    "bound": format!("{bound:?}").to_lowercase(),
+                    "bound": bound.name(),
                     "max_degree": max_degree,
                     "clipped": emb.clipped().len(),
                     "embed_s": secs,
@@ -239,7 +230,7 @@ fn read_patterns(p: &Path) -> Result<Vec<Pattern>> {
 }
 
 fn dataset_graphs(name: &str) -> Result<Vec<Graph>> {
-    match Registry::embedded().get(name)?.load(&data_dir())? {
+    match crate::datasets::load_named(name)? {
         Dataset::Graphs(d) => Ok(d.graphs().to_vec()),
         Dataset::Nodes(d) => Ok(vec![d.graph().clone()]),
         Dataset::Files(_) => bail!("dataset {name} is a transaction table, not a graph"),

@@ -5,6 +5,7 @@
 //! `--json` prints exactly one JSON object on stdout.
 
 mod account;
+mod choices;
 mod datasets;
 mod edgerefine_cmd;
 mod fed_cmd;
@@ -49,6 +50,8 @@ enum Command {
     /// Privacy accounting: conversions between privacy measures.
     #[command(subcommand)]
     Account(account::AccountCmd),
+    /// Every named choice (bounds, methods, models, …) with the names the flags accept.
+    Choices,
 }
 
 /// Options every command sees.
@@ -73,6 +76,7 @@ fn main() {
         Command::Edgerefine(c) => edgerefine_cmd::run(c, global),
         Command::Homdp(c) => homdp_cmd::run(c, global),
         Command::Fed(c) => fed_cmd::run(c, global),
+        Command::Choices => choices::run(global),
     };
     if let Err(e) = result {
         eprintln!("error: {}", one_line(&e));

@@ -80,9 +80,23 @@ fn errors_are_one_line_and_non_zero() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown dataset `citeseer`"));
 
-    let out = dpgraph(&["datasets", "info", "CORA"], d.path());
+    // Not installed and not installable here (upstream read from an empty folder): one line.
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dpgraph"))
+        .args(["datasets", "info", "ACM"])
+        .env("DPGRAPH_DATA", d.path())
+        .env("DPGRAPH_UPSTREAM", empty.path())
+        .env_remove("DPGRAPH_MIRROR")
+        .output()
+        .expect("run dpgraph");
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("dataset `cora` is not installed"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("dataset `acm` is not installed") && err.contains("could not be installed"),
+        "{err}"
+    );
+    assert!(!d.path().join("acm").exists());
 
     // Neither or both sources: clap usage error (exit 2).
     let out = dpgraph(&["graph", "stats"], d.path());
@@ -103,18 +117,21 @@ fn datasets_list_and_info_on_an_installed_dataset() {
         (Some(false), Some(2708))
     );
 
-    // Install a small dataset from the shared mirror when it is present (CI has it).
-    let mirror = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets");
-    if mirror.join("MUTAG").is_dir() {
-        let spec = graph_core::Registry::embedded().get("MUTAG").unwrap();
-        graph_core::registry::install(spec, &graph_core::registry::MirrorDir(mirror), d.path())
-            .unwrap();
+    // A command naming a dataset installs it on first use (MUTAG: the embedded copy), then
+    // uses the installed copy.
+    {
         let out = dpgraph(&["datasets", "info", "mutag", "--json"], d.path());
         assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("MUTAG: installed") && err.contains("first use"),
+            "{err}"
+        );
+        assert!(d.path().join("MUTAG").is_dir());
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(
             (
@@ -129,6 +146,7 @@ fn datasets_list_and_info_on_an_installed_dataset() {
             &["graph", "stats", "--dataset", "MUTAG", "--json"],
             d.path(),
         );
+        assert!(out.stderr.is_empty(), "installed already: nothing to say");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["graphs"], 188);
     }

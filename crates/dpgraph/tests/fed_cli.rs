@@ -7,6 +7,13 @@ fn dpgraph(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_dpgraph"))
         .args(args)
         .env("DPGRAPH_DATA", std::env::temp_dir().join("dpgraph-no-data"))
+        // Upstream downloads read from an empty folder, so a first-use install fails here
+        // instead of reaching the network.
+        .env(
+            "DPGRAPH_UPSTREAM",
+            std::env::temp_dir().join("dpgraph-no-upstream"),
+        )
+        .env_remove("DPGRAPH_MIRROR")
         .output()
         .expect("run dpgraph")
 }
@@ -32,7 +39,7 @@ fn fed_simulate_rejects_bad_input_with_one_line() {
             "fed",
             "simulate",
             "--dataset",
-            "cora",
+            "acm",
             "--clients",
             "4",
             "--rounds",

@@ -477,15 +477,10 @@ impl ModelConfig {
                 check_dims(d_edge, 1, 1, 1)?;
                 w.iter()
                     .map(|&(i, o)| {
-                        Conv::Gine(GineConv::new(
-                            i,
-                            d_edge,
-                            self.d_hidden,
-                            o,
-                            train_eps,
-                            device,
-                            rng,
-                        ))
+                        Conv::Gine(
+                            GineConv::new(i, d_edge, self.d_hidden, o, device, rng)
+                                .with_train_eps(train_eps),
+                        )
                     })
                     .collect()
             }
@@ -509,25 +504,11 @@ impl ModelConfig {
         for i in 0..self.num_layers {
             let last = i + 1 == self.num_layers && !graph_level;
             let conv = if last {
-                GatConv::new(
-                    din,
-                    self.d_output,
-                    h.out_heads,
-                    false,
-                    h.attn_dropout,
-                    device,
-                    rng,
-                )
+                GatConv::new(din, self.d_output, h.out_heads, false, device, rng)
+                    .with_attn_dropout(h.attn_dropout)
             } else {
-                GatConv::new(
-                    din,
-                    self.d_hidden,
-                    h.heads,
-                    true,
-                    h.attn_dropout,
-                    device,
-                    rng,
-                )
+                GatConv::new(din, self.d_hidden, h.heads, true, device, rng)
+                    .with_attn_dropout(h.attn_dropout)
             };
             din = conv.width();
             layers.push(Conv::Gat(conv));

@@ -180,7 +180,7 @@ fn gat_gradients_match_finite_differences() {
         let x = features(&mut rng, 5, 3);
         let width = if concat { 4 } else { 2 };
         let r = weights_like(&mut rng, [5, width]);
-        let layer = GatConv::new(3, 2, 2, concat, 0.0, &device(), &mut rng);
+        let layer = GatConv::new(3, 2, 2, concat, &device(), &mut rng);
         check(layer, |m| (m.forward(&x, &g, None) * r.clone()).sum());
     }
 }
@@ -211,7 +211,7 @@ fn gine_gradients_match_finite_differences() {
         assert_eq!(g.edge_dim(), Some(2));
         let x = features(&mut rng, 5, 3);
         let r = weights_like(&mut rng, [5, 2]);
-        let layer = GineConv::new(3, 2, 4, 2, true, &device(), &mut rng);
+        let layer = GineConv::new(3, 2, 4, 2, &device(), &mut rng).with_train_eps(true);
         // The edge projection, both MLP layers and ε all receive gradients.
         check(layer, |m| (m.forward(&x, &g) * r.clone()).sum());
     }

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod builder;
+pub mod choice;
 mod collection;
 mod error;
 pub mod generate;

@@ -17,8 +17,13 @@ use crate::node_data::NodeDataset;
 /// The registry file compiled into the library.
 const EMBEDDED: &str = include_str!("../datasets/registry.toml");
 
-/// Environment variable naming the data directory.
+/// Environment variable naming the data directory. The front ends (the `dpgraph` binary,
+/// `cargo xtask`, the Python module) read it and pass the path on; the library reads no
+/// environment variable.
 pub const DATA_ENV: &str = "DPGRAPH_DATA";
+
+/// The data directory when none is named: `./data`.
+pub const DEFAULT_DATA_DIR: &str = "data";
 
 /// What a dataset is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -296,9 +301,16 @@ impl Registry {
     }
 }
 
-/// The data directory: `$DPGRAPH_DATA`, or `./data`.
-pub fn data_dir() -> PathBuf {
-    std::env::var_os(DATA_ENV).map_or_else(|| PathBuf::from("data"), PathBuf::from)
+/// The data directory a front end names (read from [`DATA_ENV`] or a flag by the binary), else
+/// [`DEFAULT_DATA_DIR`].
+///
+/// ```
+/// use graph_core::registry::data_dir_or_default;
+/// assert_eq!(data_dir_or_default(None::<&str>), std::path::PathBuf::from("data"));
+/// assert_eq!(data_dir_or_default(Some("/srv/graphs")), std::path::PathBuf::from("/srv/graphs"));
+/// ```
+pub fn data_dir_or_default<P: Into<PathBuf>>(named: Option<P>) -> PathBuf {
+    named.map_or_else(|| PathBuf::from(DEFAULT_DATA_DIR), Into::into)
 }
 
 /// Lower-case hex SHA-256 of `bytes`.
@@ -500,9 +512,25 @@ pub fn install(spec: &DatasetSpec, source: &dyn Fetch, data_dir: &Path) -> Resul
 /// Writes verified `files` into a temporary folder beside the dataset's and renames it into
 /// place (replacing an older copy). On any failure the temporary folder is removed, so no
 /// partial dataset is ever visible under its name.
+///
+/// Installs are serialised across threads and processes by an exclusive lock on
+/// `data_dir/.install.lock`; a copy that another installer placed while this one waited is kept
+/// (not replaced under its readers).
 pub(crate) fn place(spec: &DatasetSpec, data_dir: &Path, files: &[(&str, &[u8])]) -> Result<()> {
     fs::create_dir_all(data_dir).map_err(|e| GraphError::io(data_dir, e))?;
+    let lock_path = data_dir.join(".install.lock");
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| GraphError::io(&lock_path, e))?;
+    lock.lock().map_err(|e| GraphError::io(&lock_path, e))?;
+    if spec.is_installed(data_dir) && spec.verify(data_dir).is_ok() {
+        return Ok(());
+    }
     let pid = std::process::id();
+    // Threads of one process share the pid: the lock above keeps them from sharing the folder.
     let tmp = data_dir.join(format!(".install-{}-{pid}", spec.name));
     let _ = fs::remove_dir_all(&tmp);
     let write = || -> Result<()> {

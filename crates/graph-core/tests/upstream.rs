@@ -109,13 +109,14 @@ fn serve(root: PathBuf, mode: Mode, requests: usize) -> String {
     format!("http://{addr}")
 }
 
-/// Asserts that `dir` holds nothing but installed dataset folders (no `.install-*`/`.old-*`).
+/// Asserts that `dir` holds nothing but installed dataset folders (no `.install-*`/`.old-*`)
+/// and the installers' lock file (kept: removing a lock file others may wait on breaks it).
 fn assert_no_temporaries(dir: &Path) {
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd {
             let n = e.unwrap().file_name().to_string_lossy().into_owned();
             assert!(
-                !n.starts_with('.'),
+                !n.starts_with('.') || n == ".install.lock",
                 "temporary {n} left in {}",
                 dir.display()
             );
@@ -314,6 +315,26 @@ fn dgcnn_zip_round_trips_to_the_registry() {
     for f in spec(name).required_files() {
         assert_eq!(sha256_hex(&files[&f.path]), f.sha256, "{name}/{}", f.path);
     }
+}
+
+#[test]
+fn concurrent_installs_into_one_folder_leave_one_good_copy() {
+    // Threads of one process share the pid-named temporary folder and readers must never see
+    // a copy renamed away: the install lock serialises them.
+    let data = tempfile::tempdir().unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                let r = graph_core::install::UpstreamInstaller::new()
+                    .install_embedded_only(spec("MUTAG"), data.path())
+                    .unwrap();
+                let ds = spec("MUTAG").load(data.path()).unwrap();
+                (r, ds)
+            });
+        }
+    });
+    assert_registry_bytes("MUTAG", data.path());
+    assert_no_temporaries(data.path());
 }
 
 #[test]

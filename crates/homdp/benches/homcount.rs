@@ -7,7 +7,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use graph_core::Graph;
-use graph_core::registry::{Dataset, Registry, data_dir};
+use graph_core::registry::{DATA_ENV, Dataset, Registry, data_dir_or_default};
 use homdp::{EmbeddingParams, Pattern, PatternSampler, density_matrix, embed, hom_count};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -90,3 +90,8 @@ fn bench_hiv(c: &mut Criterion) {
 
 criterion_group!(benches, bench, bench_hiv);
 criterion_main!(benches);
+
+/// The data directory: `$DPGRAPH_DATA`, else `./data`.
+fn data_dir() -> std::path::PathBuf {
+    data_dir_or_default(std::env::var_os(DATA_ENV))
+}

@@ -37,19 +37,33 @@ use crate::sensitivity::{
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct EmbeddingParams {
     rho: f64,
-    delta: f64,
-    beta: Option<f64>,
-    bound: SensitivityBound,
-    degree_bound: Option<usize>,
-    clip: bool,
-    append_num_nodes: bool,
+    #[serde(flatten)]
+    options: ReleaseOptions,
 }
 
-impl EmbeddingParams {
-    /// Noise parameter ρ (`σ_G = ‖S_G‖₂ / sqrt(2ρ)`); validated by [`embed`].
-    pub fn new(rho: f64) -> Self {
+/// Everything of a release but ρ: the settings an evaluation protocol fixes per dataset while
+/// ρ varies ([`crate::Protocol::release`]); [`EmbeddingParams::with_options`] adds ρ.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ReleaseOptions {
+    /// Target δ of the (ε, δ) conversion.
+    pub delta: f64,
+    /// β of the smooth sensitivity (`None`: ρ/5, the reference code).
+    pub beta: Option<f64>,
+    /// Which sensitivity bound calibrates the noise.
+    pub bound: SensitivityBound,
+    /// Public degree bound Δ (`None`: Δ = n per graph).
+    pub degree_bound: Option<usize>,
+    /// Clip graphs above Δ to degree ≤ Δ (else they are an error).
+    pub clip: bool,
+    /// Append `|V(G)|` (public) as a last column.
+    pub append_num_nodes: bool,
+}
+
+impl Default for ReleaseOptions {
+    /// δ = 1e-6, β = ρ/5, [`SensitivityBound::ComponentAware`], no degree bound, no clipping,
+    /// no `|V(G)|` column.
+    fn default() -> Self {
         Self {
-            rho,
             delta: 1e-6,
             beta: None,
             bound: SensitivityBound::ComponentAware,
@@ -58,46 +72,63 @@ impl EmbeddingParams {
             append_num_nodes: false,
         }
     }
+}
+
+impl EmbeddingParams {
+    /// Noise parameter ρ (`σ_G = ‖S_G‖₂ / sqrt(2ρ)`); validated by [`embed`].
+    pub fn new(rho: f64) -> Self {
+        Self::with_options(rho, ReleaseOptions::default())
+    }
+
+    /// Noise parameter ρ with the other settings of `options`.
+    pub fn with_options(rho: f64, options: ReleaseOptions) -> Self {
+        Self { rho, options }
+    }
+
+    /// The settings other than ρ.
+    pub fn options(&self) -> &ReleaseOptions {
+        &self.options
+    }
 
     /// Target δ of the (ε, δ) conversion.
     #[must_use]
     pub fn delta(mut self, delta: f64) -> Self {
-        self.delta = delta;
+        self.options.delta = delta;
         self
     }
 
     /// Smoothing parameter β (default ρ/5).
     #[must_use]
     pub fn beta(mut self, beta: f64) -> Self {
-        self.beta = Some(beta);
+        self.options.beta = Some(beta);
         self
     }
 
     /// Which sensitivity bound to calibrate the noise with.
     #[must_use]
     pub fn bound(mut self, bound: SensitivityBound) -> Self {
-        self.bound = bound;
+        self.options.bound = bound;
         self
     }
 
     /// The public degree bound Δ (`None`: Δ = n for each graph).
     #[must_use]
     pub fn degree_bound(mut self, degree_bound: Option<usize>) -> Self {
-        self.degree_bound = degree_bound;
+        self.options.degree_bound = degree_bound;
         self
     }
 
     /// Clip graphs that exceed Δ (see [`clip_to_degree_bound`]) instead of failing.
     #[must_use]
     pub fn clip_to_degree_bound(mut self, clip: bool) -> Self {
-        self.clip = clip;
+        self.options.clip = clip;
         self
     }
 
     /// Append `|V(G)|` as a last, un-noised column (public under edge-level DP).
     #[must_use]
     pub fn append_num_nodes(mut self, append: bool) -> Self {
-        self.append_num_nodes = append;
+        self.options.append_num_nodes = append;
         self
     }
 
@@ -108,7 +139,7 @@ impl EmbeddingParams {
 
     /// β as it will be used (ρ/5 unless set).
     pub fn effective_beta(&self) -> f64 {
-        self.beta.unwrap_or(self.rho / 5.0)
+        self.options.beta.unwrap_or(self.rho / 5.0)
     }
 }
 
@@ -246,14 +277,14 @@ fn embed_impl<R: CryptoRng + ?Sized>(
         return invalid("patterns", 0.0, "need at least one pattern");
     }
     let beta = params.effective_beta();
-    let guarantee = Guarantee::new(params.rho, beta, d, params.delta)?;
+    let guarantee = Guarantee::new(params.rho, beta, d, params.options.delta)?;
     if let Some((index, _)) = graphs.iter().enumerate().find(|(_, g)| g.num_nodes() == 0) {
         return Err(HomdpError::EmptyGraph { index });
     }
 
     let mut clipped = Vec::new();
-    let graphs: Cow<'_, [Graph]> = match params.degree_bound {
-        Some(delta_max) if params.clip => {
+    let graphs: Cow<'_, [Graph]> = match params.options.degree_bound {
+        Some(delta_max) if params.options.clip => {
             let mut out = Vec::with_capacity(graphs.len());
             for (i, g) in graphs.iter().enumerate() {
                 if g.max_degree() > delta_max {
@@ -287,7 +318,7 @@ fn embed_impl<R: CryptoRng + ?Sized>(
 
     // ‖S_G‖₂ depends on n (and the public Δ, patterns, bound) only.
     let mut norm_by_n: HashMap<usize, f64> = HashMap::new();
-    let cols = d + usize::from(params.append_num_nodes);
+    let cols = d + usize::from(params.options.append_num_nodes);
     let mut values = Vec::with_capacity(graphs.len() * cols);
     let mut sigmas = Vec::with_capacity(graphs.len());
     for (row, g) in rows.into_iter().zip(graphs.iter()) {
@@ -310,7 +341,7 @@ fn embed_impl<R: CryptoRng + ?Sized>(
             sigmas.push(sigma);
             values.extend(mech.release_vec(&row, rng));
         }
-        if params.append_num_nodes {
+        if params.options.append_num_nodes {
             values.push(n as f64);
         }
     }
@@ -321,7 +352,7 @@ fn embed_impl<R: CryptoRng + ?Sized>(
         sigmas,
         guarantee,
         clipped,
-        num_nodes_column: params.append_num_nodes,
+        num_nodes_column: params.options.append_num_nodes,
     })
 }
 
@@ -329,7 +360,7 @@ fn embed_impl<R: CryptoRng + ?Sized>(
 fn smooth_norm(patterns: &[Pattern], n: usize, params: &EmbeddingParams, beta: f64) -> Result<f64> {
     let mut sq = 0.0f64;
     for p in patterns {
-        let ls = density_sensitivity(p, n, params.degree_bound, params.bound)?;
+        let ls = density_sensitivity(p, n, params.options.degree_bound, params.options.bound)?;
         let s = smooth_sensitivity(beta, &[ls], ls)?;
         sq += s * s;
     }

@@ -12,11 +12,10 @@ use rand::{CryptoRng, SeedableRng};
 use crate::attack::reidentification;
 use crate::count::density_matrix;
 use crate::downstream::{Downstream, Labels, Scores, fit_evaluate};
-use crate::embed::{EmbeddingParams, embed_with_densities};
+use crate::embed::{EmbeddingParams, ReleaseOptions, embed_with_densities};
 use crate::error::{Result, invalid};
 use crate::guarantee::Guarantee;
 use crate::pattern::Pattern;
-use crate::sensitivity::SensitivityBound;
 
 /// Train and test graph indices.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,18 +77,11 @@ impl Split {
 /// How a dataset is evaluated (the paper's protocol, per dataset).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Protocol {
-    /// Public degree bound Δ (`None`: Δ = n per graph).
-    pub degree_bound: Option<usize>,
-    /// Sensitivity bound that calibrates the noise.
-    pub bound: SensitivityBound,
-    /// Clip graphs above Δ instead of failing (the number clipped is reported).
-    pub clip: bool,
-    /// Append `|V(G)|` (public) as a last column (the social datasets).
-    pub append_num_nodes: bool,
+    /// How the rows are released, but ρ (the sweep's): δ, the sensitivity bound, Δ and its
+    /// clipping (the number clipped is reported), the `|V(G)|` column of the social datasets.
+    pub release: ReleaseOptions,
     /// Noisy test rows too (the paper: clean test rows).
     pub noisy_test: bool,
-    /// Target δ of the guarantee.
-    pub delta: f64,
     /// The downstream model.
     pub model: Downstream,
     /// Run the re-identification attack.
@@ -105,12 +97,8 @@ impl Protocol {
     /// `|V(G)|` column, clean test rows, δ = 1e-6, attack on (on the densities only).
     pub fn new(model: Downstream) -> Self {
         Self {
-            degree_bound: None,
-            bound: SensitivityBound::ComponentAware,
-            clip: false,
-            append_num_nodes: false,
+            release: ReleaseOptions::default(),
             noisy_test: false,
-            delta: 1e-6,
             model,
             attack: true,
             attack_num_nodes: false,
@@ -203,7 +191,7 @@ pub fn evaluate<R: CryptoRng + ?Sized>(
         split,
         clean,
     } = *data;
-    let cols = patterns.len() + usize::from(protocol.append_num_nodes);
+    let cols = patterns.len() + usize::from(protocol.release.append_num_nodes);
     if clean.dim() != (graphs.len(), cols) {
         return invalid(
             "clean",
@@ -226,12 +214,7 @@ pub fn evaluate<R: CryptoRng + ?Sized>(
     let (released, guarantee, clipped, mean_sigma) = match rho {
         None => (clean.to_owned(), None, 0, 0.0),
         Some(rho) => {
-            let params = EmbeddingParams::new(rho)
-                .delta(protocol.delta)
-                .bound(protocol.bound)
-                .degree_bound(protocol.degree_bound)
-                .clip_to_degree_bound(protocol.clip)
-                .append_num_nodes(protocol.append_num_nodes);
+            let params = EmbeddingParams::with_options(rho, protocol.release);
             let densities = clean.slice(ndarray::s![.., ..patterns.len()]);
             let emb = embed_with_densities(patterns, graphs, densities, &params, rng)?;
             let s = emb.sigmas();
@@ -373,7 +356,7 @@ mod tests {
         let clean = clean_features(&pats, &graphs, true)?;
         let split = Split::holdout(graphs.len(), 0.25, 1)?;
         let mut proto = Protocol::new(Downstream::Knn { k: 1 });
-        proto.append_num_nodes = true;
+        proto.release.append_num_nodes = true;
         let data = EvalData {
             patterns: &pats,
             graphs: &graphs,
@@ -403,7 +386,7 @@ mod tests {
             trees: 5,
             min_split: 10,
         });
-        proto.append_num_nodes = true;
+        proto.release.append_num_nodes = true;
         proto.noisy_test = true;
         let out = evaluate(
             &EvalData {

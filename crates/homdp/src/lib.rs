@@ -27,13 +27,13 @@ pub use attack::{reidentification, reidentification_ranks};
 pub use baselines::EdgePerturbation;
 #[cfg(feature = "gin-baselines")]
 pub use baselines::{
-    BaselineFeatures, BaselineOutcome, GinBaselineConfig, gin_baseline, gin_model,
+    BaselineFeatures, BaselineOutcome, GinBaselineConfig, GinData, gin_baseline, gin_model,
 };
 pub use count::{
     MAX_TABLE_ENTRIES, Method, density_matrix, hom_count, hom_count_with, hom_density,
     hom_density_exact, hom_density_with,
 };
-pub use embed::{EmbeddingParams, PrivateEmbedding, embed, embed_with_densities};
+pub use embed::{EmbeddingParams, PrivateEmbedding, ReleaseOptions, embed, embed_with_densities};
 pub use error::{HomdpError, Result};
 pub use evaluate::{EvalData, Outcome, Protocol, Split, clean_features, evaluate};
 pub use guarantee::Guarantee;

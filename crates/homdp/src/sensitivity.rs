@@ -14,20 +14,22 @@ use graph_core::{Graph, GraphBuilder};
 use crate::error::{HomdpError, Result, invalid};
 use crate::pattern::Pattern;
 
-/// Which upper bound on `|t(F,G) − t(F,G')|` over neighbouring graphs to use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
-pub enum SensitivityBound {
-    /// `2·e(F)/n² · (Δ/n)^(m−c−1)`, `c` = number of components of `F` (isolated vertices
-    /// count). Valid for every pattern; equals the paper's bound for connected patterns.
-    #[default]
-    ComponentAware,
-    /// The paper's Theorem 4.5 as printed, `2·e(F)/n² · (Δ/n)^(m−2)`. Valid only for connected
-    /// `F`; the reference code applies it to forests, where it under-estimates the sensitivity
-    /// by `(Δ/n)^(c−1)` (e.g. `K2+K1` on `P5`, Δ = 2: true change 0.08, this bound 0.032).
-    /// Offered only to reproduce the paper's numbers.
-    PaperTheorem45,
-    /// The counting lemma (global sensitivity without a degree bound): `2·e(F)/n²`.
-    CountingLemma,
+graph_core::choice_enum! {
+    /// Which upper bound on `|t(F,G) − t(F,G')|` over neighbouring graphs to use. Its names
+    /// (`component-aware`, `paper`, `counting-lemma`; `components` still accepted) are those of
+    /// `dpgraph homdp embed --bound`, of Python's `homdp.embed(bound=…)` and of serde.
+    pub enum SensitivityBound: "sensitivity bound" default ComponentAware {
+        /// `2·e(F)/n² · (Δ/n)^(m−c−1)`, `c` = number of components of `F` (isolated vertices
+        /// count). Valid for every pattern; equals the paper's bound for connected patterns.
+        ComponentAware => "component-aware" | "components",
+        /// The paper's Theorem 4.5 as printed, `2·e(F)/n² · (Δ/n)^(m−2)`. Valid only for
+        /// connected `F`; the reference code applies it to forests, where it under-estimates the
+        /// sensitivity by `(Δ/n)^(c−1)` (e.g. `K2+K1` on `P5`, Δ = 2: true change 0.08, this
+        /// bound 0.032). Offered only to reproduce the paper's numbers.
+        PaperTheorem45 => "paper",
+        /// The counting lemma (global sensitivity without a degree bound): `2·e(F)/n²`.
+        CountingLemma => "counting-lemma",
+    }
 }
 
 /// Upper bound on the change of `t(F, ·)` under one edge flip among graphs on `n` nodes with

@@ -2,10 +2,15 @@
 //! installed, a failure when `DPGRAPH_REQUIRE_DATA=1`.
 
 use graph_core::GraphDataset;
-use graph_core::registry::{Dataset, Registry, data_dir};
+use graph_core::registry::{DATA_ENV, Dataset, Registry, data_dir_or_default};
 use homdp::downstream::{Downstream, Labels};
 use homdp::{EvalData, PatternSampler, Protocol, Split, clean_features, evaluate};
 use rand::SeedableRng;
+
+/// The data directory: `$DPGRAPH_DATA`, else `./data`.
+fn data_dir() -> std::path::PathBuf {
+    data_dir_or_default(std::env::var_os(DATA_ENV))
+}
 
 fn load(name: &str) -> Option<GraphDataset> {
     let spec = Registry::embedded().get(name).expect("in the registry");
@@ -44,7 +49,7 @@ fn real_data_bace_scaffold_protocol() -> Result<(), homdp::HomdpError> {
     let clean = clean_features(&pats, graphs, false)?;
     // The paper's protocol: Δ = 6 holds for every BACE molecule (no clipping needed).
     let mut proto = Protocol::new(Downstream::Knn { k: 120 });
-    proto.degree_bound = Some(6);
+    proto.release.degree_bound = Some(6);
     let data = EvalData {
         patterns: &pats,
         graphs,

@@ -11,11 +11,12 @@ use cefedgnn::paper::{
     LocalStepsRow, MethodRow, Plan, PrivacyRow, Runs, local_steps_table, methods_table,
     privacy_table,
 };
-use graph_core::registry::{Dataset, data_dir};
+use graph_core::registry::Dataset;
 use graph_core::{NodeDataset, Registry};
 use serde_json::json;
 
 use super::{Ctx, Effort};
+use crate::datasets::data_dir;
 use crate::output::Table;
 
 const METHODS_TITLE: &str =

@@ -31,6 +31,9 @@ const METRICS: &[(&str, Option<&str>)] = &[
 /// Columns holding the paper's value for a row.
 const PAPER: &[&str] = &["paper_value", "required", "published"];
 
+/// The note of a table the run wrote that the reference lacks.
+pub(crate) const NO_REFERENCE: &str = "no committed reference";
+
 /// Absolute tolerance floor; the tolerance is max(this, 2 × the larger seed std of the two).
 pub(crate) const TOL_FLOOR: f64 = 0.02;
 
@@ -67,6 +70,9 @@ pub(crate) struct TableSummary {
     pub(crate) rows_run: usize,
     pub(crate) rows_reference: usize,
     pub(crate) matched: usize,
+    /// Reference rows the run did not produce, counted where the settings match (a checked
+    /// table): `--check` fails on them, since a row that vanished is not an agreement.
+    pub(crate) missing: usize,
 }
 
 /// Everything compared in a run.
@@ -148,7 +154,13 @@ pub(crate) fn compare_table(name: &str, run: &Value, reference: &Value, out: &mu
             )
         },
         matched: 0,
+        missing: 0,
     };
+    if same {
+        let run_keys: std::collections::BTreeSet<String> =
+            nrows.iter().map(|r| row_key(r, &keys)).collect();
+        summary.missing = by_key.keys().filter(|k| !run_keys.contains(*k)).count();
+    }
     for row in &nrows {
         let key = row_key(row, &keys);
         let Some(refrow) = by_key.get(&key) else {
@@ -225,7 +237,7 @@ pub(crate) fn compare_runs(
                 Some(r) => compare_table(&name, &run, &r, &mut cmp),
                 None => cmp.tables.push(TableSummary {
                     table: name,
-                    note: "no committed reference".into(),
+                    note: NO_REFERENCE.into(),
                     rows_run: run["rows"].as_array().map_or(0, Vec::len),
                     ..TableSummary::default()
                 }),
@@ -236,6 +248,11 @@ pub(crate) fn compare_runs(
 }
 
 impl Comparison {
+    /// Reference rows that a checked table of the run lacks.
+    pub(crate) fn missing_rows(&self) -> usize {
+        self.tables.iter().map(|t| t.missing).sum()
+    }
+
     /// Entries that should agree and do not.
     pub(crate) fn differing(&self) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(|e| e.verdict == Verdict::Differ)
@@ -254,16 +271,17 @@ impl Comparison {
             "# This run against the committed reference ({}) and the papers\n\n\
              Tolerance per number: max({TOL_FLOOR}, 2 × the larger seed std of run and reference). \
              Numbers are checked only where the run used the reference's effort and seed.\n\n\
-             | table | rows (run / reference / matched) | agree | differ | shown only | note |\n|---|---|---|---|---|---|\n",
+             | table | rows (run / reference / matched / missing) | agree | differ | shown only | note |\n|---|---|---|---|---|---|\n",
             reference.display()
         );
         for t in &self.tables {
             s.push_str(&format!(
-                "| {} | {} / {} / {} | {} | {} | {} | {} |\n",
+                "| {} | {} / {} / {} / {} | {} | {} | {} | {} |\n",
                 t.table,
                 t.rows_run,
                 t.rows_reference,
                 t.matched,
+                t.missing,
                 self.count(&t.table, Verdict::Agree),
                 self.count(&t.table, Verdict::Differ),
                 self.count(&t.table, Verdict::Informational),
@@ -343,8 +361,37 @@ mod tests {
         );
         assert!(
             c.markdown(Path::new("results"))
-                .contains("| gnn/accuracy | 3 / 2 / 2 | 0 | 0 | 2 |")
+                .contains("| gnn/accuracy | 3 / 2 / 2 / 0 | 0 | 0 | 2 |")
         );
+    }
+
+    #[test]
+    fn a_reference_row_the_run_lacks_is_missing_only_when_checked() {
+        let reference = table(
+            "quick",
+            json!([
+                { "dataset": "cora", "model": "gcn", "mean": 0.88, "std": 0.02 },
+                { "dataset": "cora", "model": "gat", "mean": 0.87, "std": 0.01 },
+            ]),
+        );
+        let run = table(
+            "quick",
+            json!([{ "dataset": "cora", "model": "gcn", "mean": 0.88, "std": 0.02 }]),
+        );
+        let mut c = Comparison::default();
+        compare_table("gnn/accuracy", &run, &reference, &mut c);
+        assert_eq!((c.tables[0].matched, c.tables[0].missing), (1, 1));
+        assert_eq!(c.missing_rows(), 1);
+        assert_eq!(c.differing().count(), 0);
+        // Another effort is not checked, so nothing is missing.
+        let mut c = Comparison::default();
+        compare_table(
+            "gnn/accuracy",
+            &table("full", run["rows"].clone()),
+            &reference,
+            &mut c,
+        );
+        assert_eq!(c.missing_rows(), 0);
     }
 
     #[test]

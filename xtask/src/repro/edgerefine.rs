@@ -19,24 +19,14 @@ use edgerefine::paper::node::{
 use edgerefine::paper::{
     DENSE_EDGES, DatasetPlan, Plan, VERY_DENSE_EDGES, blink, edge_count, mutag, rae,
 };
-use graph_core::registry::{Dataset, data_dir};
+use graph_core::registry::Dataset;
 use graph_core::{GraphDataset, NodeDataset, Registry};
 use serde_json::json;
 
 use super::{Ctx, Effort};
+use crate::cli::EdgerefinePart;
+use crate::datasets::data_dir;
 use crate::output::{Table, write};
-
-/// The parts `--parts` can select.
-const PARTS: [&str; 8] = [
-    "blink",
-    "mutag",
-    "rae",
-    "edge-count",
-    "cora",
-    "acm",
-    "dblp",
-    "amap",
-];
 
 /// Which parts run: `--parts blink,mutag,rae,cora,…` (empty: all). With `--resume`, a part
 /// whose output (a table, or a dataset's cache file under `<out>/edgerefine/cache/` written by
@@ -47,27 +37,17 @@ const PARTS: [&str; 8] = [
 /// the tables are written with what has run and a note naming the chunks left for a later
 /// `--resume` run.
 struct Parts {
-    only: Option<Vec<String>>,
+    only: Option<Vec<EdgerefinePart>>,
     resume: bool,
     budget: Option<std::time::Duration>,
     start: Instant,
 }
 
 impl Parts {
-    /// The selection of `--parts`, `--resume` and `--budget-min`; unknown parts and budgets
-    /// that are not a number of minutes ≥ 0 are errors naming them.
+    /// The selection of `--parts` (clap has refused unknown parts), `--resume` and
+    /// `--budget-min`; a budget that is not a number of minutes ≥ 0 is an error naming it.
     fn new(select: &super::Select) -> Result<Self> {
-        let mut only = Vec::new();
-        for x in &select.parts {
-            let x = x.trim().to_ascii_lowercase();
-            if !PARTS.contains(&x.as_str()) {
-                bail!(
-                    "--parts: unknown edgerefine part `{x}` (known: {})",
-                    PARTS.join(", ")
-                );
-            }
-            only.push(x);
-        }
+        let only = select.parts.clone();
         let budget = match select.budget_min {
             None => None,
             Some(m) if m.is_finite() && m >= 0.0 => {
@@ -88,14 +68,17 @@ impl Parts {
         self.budget.is_some_and(|b| self.start.elapsed() >= b)
     }
 
-    fn wants(&self, part: &str) -> bool {
-        self.only
-            .as_ref()
-            .is_none_or(|v| v.iter().any(|x| x == part))
+    fn wants(&self, part: EdgerefinePart) -> bool {
+        self.only.as_ref().is_none_or(|v| v.contains(&part))
+    }
+
+    /// Whether the node tables of dataset `name` run.
+    fn wants_dataset(&self, name: &str) -> bool {
+        EdgerefinePart::of_dataset(name).is_some_and(|p| self.wants(p))
     }
 
     /// Whether the table `stem` must be computed.
-    fn table(&self, part: &str, dir: &Path, stem: &str) -> bool {
+    fn table(&self, part: EdgerefinePart, dir: &Path, stem: &str) -> bool {
         self.wants(part) && !(self.resume && dir.join(format!("{stem}.json")).exists())
     }
 }
@@ -110,16 +93,16 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let parts = Parts::new(&ctx.select)?;
     // The small acceptance tables first, the long node-classification grid last (it writes its
     // tables after every dataset).
-    if parts.table("blink", &dir, "blink_cora") {
+    if parts.table(EdgerefinePart::Blink, &dir, "blink_cora") {
         blink_protocol_table(ctx, &p, &dir)?;
     }
-    if parts.table("mutag", &dir, "mutag") {
+    if parts.table(EdgerefinePart::Mutag, &dir, "mutag") {
         mutag_table(ctx, &p, &dir)?;
     }
-    if parts.table("rae", &dir, "rae") {
+    if parts.table(EdgerefinePart::Rae, &dir, "rae") {
         rae_table(ctx, &p, &dir)?;
     }
-    if parts.table("edge-count", &dir, "edge_count") {
+    if parts.table(EdgerefinePart::EdgeCount, &dir, "edge_count") {
         edge_count_table(ctx, &p, &dir)?;
     }
     node_tables(ctx, &p, &dir, &parts)?;
@@ -248,7 +231,7 @@ impl NodeTables {
 fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
     // With no dataset selected (e.g. `--parts mutag`), the node tables of an earlier run in
     // --out are left as they are rather than rewritten empty.
-    if !p.datasets.iter().any(|d| parts.wants(d.name)) {
+    if !p.datasets.iter().any(|d| parts.wants_dataset(d.name)) {
         return Ok(());
     }
     // The plots below are written before the first table.
@@ -256,7 +239,7 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
     let mut tables = NodeTables::new(ctx, p)?;
     for dp in &p.datasets {
         let name = dp.name;
-        if !parts.wants(name) {
+        if !parts.wants_dataset(name) {
             continue;
         }
         let Some(ds) = node_dataset(name)? else {

@@ -6,13 +6,14 @@ use std::time::Instant;
 
 use anyhow::Result;
 use graph_core::generate::{ContextualSbm, barabasi_albert, erdos_renyi, sbm};
-use graph_core::registry::{Dataset, DatasetSpec, data_dir};
+use graph_core::registry::{Dataset, DatasetSpec};
 use graph_core::{Graph, GraphStats, Partition, Registry};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 
 use super::{Ctx, Effort};
+use crate::datasets::data_dir;
 use crate::output::{Table, write};
 
 /// A row of the datasets table (empty cells for a dataset that is not installed).

@@ -3,10 +3,10 @@
 
 use anyhow::Result;
 use graph_core::Registry;
-use graph_core::registry::data_dir;
 use serde_json::json;
 
 use super::{Ctx, Effort};
+use crate::datasets::data_dir;
 use crate::output::Table;
 
 pub(crate) fn run(ctx: &Ctx) -> Result<()> {

@@ -17,12 +17,13 @@ use ::homdp::paper::{
     Prepared, Q2Row, Q2Table, Score, q1_sbm, settings,
 };
 use anyhow::{Context, Result, bail};
-use graph_core::registry::{Dataset, data_dir};
+use graph_core::registry::Dataset;
 use graph_core::{GraphDataset, Registry};
 use serde_json::{Value, json};
 
 use super::{Ctx, Effort};
 use crate::cli::HomdpTable;
+use crate::datasets::data_dir;
 use crate::output::{Table, write};
 
 /// RR / DPRR cells of the datasets without GNN baselines in the paper.
@@ -202,9 +203,14 @@ fn main_table(
     );
     // Rows of the earlier table for the datasets --only leaves out.
     let kept = if tables.main && only.0.is_some() {
-        Kept::load(ctx, dir, "main", &t.columns, only, settings, &|c: &str| {
-            (c == "test_rows").then(|| json!("clean"))
-        })?
+        Kept::load(
+            ctx,
+            &dir.join("main"),
+            &t.columns,
+            only,
+            settings,
+            &|c: &str| (c == "test_rows").then(|| json!("clean")),
+        )?
     } else {
         Kept::default()
     };
@@ -236,7 +242,7 @@ fn main_table(
         prepared.push(Some(p));
     }
     if tables.main {
-        write_main(ctx, dir, sz, only, t, &kept, notes)?;
+        write_main(ctx, sz, only, t, &kept, notes)?;
     }
     Ok(prepared)
 }
@@ -313,7 +319,6 @@ fn baseline_note(s: &Setting, b: &Baselines) -> String {
 /// Writes the main table (`main.{csv,json,md,svg}`) with its notes.
 fn write_main(
     ctx: &Ctx,
-    dir: &Path,
     sz: &Sizes,
     only: &Only,
     mut t: Table,
@@ -345,7 +350,7 @@ fn write_main(
     t.notes.push("BACE private, clean test rows (k = 120; the figures in this note come from a one-off diagnostic of seed 42's pattern draws, not from this run): sigma_G shrinks fast with |V(G)| (Delta = 6), so after scaling on the noisy training rows the k nearest training rows of every clean test row are the least noisy, largest molecules (about 97 % of the neighbours lie in the largest quartile of training graphs, n >= 39, over seed 42's pattern draws). The score then hinges on a few hundred large molecules and is bimodal over pattern draws (about 0.35 or 0.70; 11 draws of this seed: mean 0.47); the paper's 0.652 lies in the upper mode. The `noisy` test-row rows of this table measure the other protocol on the same draws.".into());
     t.notes.push("Attack: each graph's released vector is matched against the clean vectors of all graphs on the density columns only (REDDIT-BINARY's public |V(G)| column is left out, as in the reference code, which attacks before appending it; homdp::Protocol::attack_num_nodes includes it).".into());
     t.notes.push("Scaling: the scaler (REDDIT-BINARY: PCA(5), then the scaler, the reference's order) is fitted on the noisy training rows and applied to the test rows (clean, as the reference code does, or noisy).".into());
-    t.write(dir, "main")?;
+    t.write(&ctx.out.join("homdp"), "main")?;
     Ok(())
 }
 
@@ -480,9 +485,14 @@ fn curve(
         .insert("repetitions".into(), json!(sz.paper.side_reps));
     c.meta.insert("rhos".into(), json!(sz.paper.curve_rhos));
     let kept = if only.0.is_some() {
-        Kept::load(ctx, dir, "curve", &c.columns, only, settings, &|_: &str| {
-            None
-        })?
+        Kept::load(
+            ctx,
+            &dir.join("curve"),
+            &c.columns,
+            only,
+            settings,
+            &|_: &str| None,
+        )?
     } else {
         Kept::default()
     };
@@ -525,18 +535,21 @@ struct Kept {
 }
 
 impl Kept {
-    /// Loads `<dir>/<stem>.json` when it exists and was written with this run's effort and seed;
-    /// columns it lacks are filled by `fill` (or null).
+    /// Loads `<table>.json` (`table`: a table's path without extension) when it exists and was
+    /// written with this run's effort and seed; columns it lacks are filled by `fill` (or null).
     fn load(
         ctx: &Ctx,
-        dir: &Path,
-        stem: &str,
+        table: &Path,
         columns: &[String],
         only: &Only,
         settings: &[Setting],
         fill: &dyn Fn(&str) -> Option<Value>,
     ) -> Result<Self> {
-        let path = dir.join(format!("{stem}.json"));
+        let stem = table
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or("table");
+        let path = table.with_extension("json");
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(Self {
                 origin: Some(format!(
@@ -698,8 +711,7 @@ mod tests {
         let fill = |c: &str| (c == "test_rows").then(|| json!("clean"));
         let kept = Kept::load(
             &ctx(42, dir.path()),
-            dir.path(),
-            "main",
+            &dir.path().join("main"),
             &columns,
             &only,
             &settings(),
@@ -725,8 +737,7 @@ mod tests {
         // Another seed: nothing is kept, and the note says why.
         let other = Kept::load(
             &ctx(7, dir.path()),
-            dir.path(),
-            "main",
+            &dir.path().join("main"),
             &columns,
             &only,
             &settings(),
@@ -736,8 +747,7 @@ mod tests {
         // No earlier table.
         let none = Kept::load(
             &ctx(42, dir.path()),
-            dir.path(),
-            "curve",
+            &dir.path().join("curve"),
             &columns,
             &only,
             &settings(),

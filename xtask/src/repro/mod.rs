@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::cli::{Experiment, HomdpTable, ReproArgs};
+use crate::cli::{EdgerefinePart, Experiment, HomdpTable, ReproArgs};
 
 /// How much work a run does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub(crate) struct Select {
     /// homdp: tables (`--tables`).
     pub(crate) tables: Vec<HomdpTable>,
     /// edgerefine: parts (`--parts`).
-    pub(crate) parts: Vec<String>,
+    pub(crate) parts: Vec<EdgerefinePart>,
     /// edgerefine: reuse earlier outputs (`--resume`).
     pub(crate) resume: bool,
     /// edgerefine: minutes after which no new chunk starts (`--budget-min`).
@@ -66,10 +66,7 @@ impl Ctx {
         m.insert("git_revision".into(), self.revision.clone().into());
         m.insert(
             "data_dir".into(),
-            graph_core::registry::data_dir()
-                .display()
-                .to_string()
-                .into(),
+            crate::datasets::data_dir().display().to_string().into(),
         );
         m
     }
@@ -97,7 +94,14 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
     let out = args
         .out
         .unwrap_or_else(|| root.join("target").join("repro"));
-    let reference = args.reference.unwrap_or_else(|| root.join("results"));
+    // The committed references: `results/` (full effort) and `results/quick/` (quick effort,
+    // made on a fresh clone with no data and no network, so that such a clone checks every
+    // table it prints).
+    let committed = [root.join("results"), root.join("results").join("quick")];
+    let reference = args.reference.unwrap_or_else(|| match effort {
+        Effort::Full => committed[0].clone(),
+        Effort::Quick => committed[1].clone(),
+    });
     let which: Vec<Experiment> = if args.experiments.is_empty() {
         Experiment::ALL.to_vec()
     } else {
@@ -113,12 +117,20 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,
     };
-    if same_dir(&out, &reference) && !args.update_reference {
+    if (same_dir(&out, &reference) || committed.iter().any(|c| same_dir(&out, c)))
+        && !args.update_reference
+    {
         bail!(
             "--out {} is the committed reference results; pass --update-reference to rewrite them",
             out.display()
         );
     }
+    // A run restricted to some parts keeps (or lacks) the other rows: a missing row is then not
+    // a failure of --check.
+    let partial = !args.only.is_empty()
+        || !args.tables.is_empty()
+        || !args.parts.is_empty()
+        || args.budget_min.is_some();
     install_needed(&which, args.source.upstream, args.source.offline);
     let ctx = Ctx {
         effort,
@@ -146,7 +158,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         }
         let dir = ctx.out.join(w.name());
         if dir.is_dir() {
-            crate::figures::draw(w.name(), &dir)?;
+            crate::figures::draw(w, &dir)?;
         }
         walls.insert(w.name().into(), start.elapsed().as_secs_f64().into());
         println!(
@@ -167,7 +179,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         "wall_seconds": walls,
         "total_seconds": run_start.elapsed().as_secs_f64(),
         "machine": crate::report::machine(),
-        "data_dir": graph_core::registry::data_dir().display().to_string(),
+        "data_dir": crate::datasets::data_dir().display().to_string(),
     });
     std::fs::create_dir_all(&ctx.out)?;
     crate::output::write(
@@ -179,7 +191,10 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         &ctx.out,
         &reference,
         &names,
-        args.check,
+        Check {
+            check: args.check,
+            partial,
+        },
         same_dir(&ctx.out, &reference),
     );
     let page = crate::report::write(&ctx.out)?;
@@ -191,7 +206,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
 /// failures are reported and the experiments skip what is missing.
 fn install_needed(which: &[Experiment], upstream: Option<String>, offline: bool) {
     let reg = graph_core::Registry::embedded();
-    let dir = graph_core::registry::data_dir();
+    let dir = crate::datasets::data_dir();
     let mut names: Vec<&str> = which
         .iter()
         .flat_map(|&w| datasets_of(w).iter().copied())
@@ -234,13 +249,23 @@ fn install_needed(which: &[Experiment], upstream: Option<String>, offline: bool)
     }
 }
 
+/// What `--check` asks of a run.
+#[derive(Clone, Copy, Debug)]
+struct Check {
+    /// `--check`: fail on a difference.
+    check: bool,
+    /// The run selected parts of an experiment (`--only`, `--tables`, `--parts`,
+    /// `--budget-min`): reference rows it did not make are not failures.
+    partial: bool,
+}
+
 /// Writes `<out>/comparison.{md,json}`, prints a summary, and fails under `--check` when a
-/// number that should agree does not.
+/// number that should agree does not, or (for a whole run) a checked table lacks a reference row.
 fn finish(
     out: &std::path::Path,
     reference: &std::path::Path,
     which: &[String],
-    check: bool,
+    Check { check, partial }: Check,
     is_reference: bool,
 ) -> Result<()> {
     if is_reference {
@@ -256,14 +281,30 @@ fn finish(
         serde_json::to_string_pretty(&cmp.json())?.as_bytes(),
     )?;
     let count = |v| cmp.entries.iter().filter(|e| e.verdict == v).count();
+    let unreferenced: Vec<&str> = cmp
+        .tables
+        .iter()
+        .filter(|t| t.note == compare::NO_REFERENCE)
+        .map(|t| t.table.as_str())
+        .collect();
     println!(
-        "comparison with {}: {} agree, {} differ, {} shown only (other effort or seed) -> {}",
+        "comparison with {}: {} tables, {} agree, {} differ, {} shown only (other effort or seed), \
+         {} reference rows missing, {} tables without a reference -> {}",
         reference.display(),
+        cmp.tables.len(),
         count(compare::Verdict::Agree),
         count(compare::Verdict::Differ),
         count(compare::Verdict::Informational),
+        cmp.missing_rows(),
+        unreferenced.len(),
         out.join("comparison.md").display()
     );
+    if !unreferenced.is_empty() {
+        println!(
+            "  not in the reference (shown only): {}",
+            unreferenced.join(", ")
+        );
+    }
     let differing: Vec<String> = cmp
         .differing()
         .map(|e| {
@@ -280,6 +321,18 @@ fn finish(
         bail!(
             "--check: {} number(s) differ from the reference beyond tolerance",
             differing.len()
+        );
+    }
+    if check && !partial && cmp.missing_rows() > 0 {
+        for t in cmp.tables.iter().filter(|t| t.missing > 0) {
+            println!(
+                "  missing: {} lacks {} reference row(s)",
+                t.table, t.missing
+            );
+        }
+        bail!(
+            "--check: {} reference row(s) missing from this run",
+            cmp.missing_rows()
         );
     }
     Ok(())

@@ -18,7 +18,7 @@ use crate::privacy::ReleaseConfig;
 use crate::protocol::{Client, ClientState, Endpoint, Message, ProtocolConfig};
 use crate::train::{
     EdgeIndex, FedTrainConfig, HaloTable, LocalView, Method, Metric, Trainer, TrainerState,
-    apply_broadcast, noise_rng, score, trainer_rng,
+    ViewData, apply_broadcast, noise_rng, score, trainer_rng,
 };
 
 /// Where the boundary noise comes from: dp-core's [`dp_core::rng::NoiseSource`] (`Os` by
@@ -217,10 +217,13 @@ impl OrgClient {
             &index,
             topology.nodes().iter().map(|&v| local(v)).collect(),
             halo.iter().map(|&v| local(v)).collect(),
-            data.features.clone(),
-            data.labels.clone(),
-            &data.mask(SplitTag::Train),
-            ef,
+            ViewData {
+                features: data.features.clone(),
+                labels: data.labels.clone(),
+                num_classes: data.manifest.num_classes,
+                train: &data.mask(SplitTag::Train),
+                edge_features: ef,
+            },
         );
         view.own = topology.nodes().to_vec();
         view.halo = halo;
@@ -237,15 +240,7 @@ impl OrgClient {
                 data.manifest.num_classes,
             )?
             .init(&device)?;
-        let trainer = Trainer::new(
-            view,
-            init,
-            ma,
-            data.manifest.num_classes,
-            cfg,
-            shares,
-            trainer_rng(cfg.seed, id),
-        )?;
+        let trainer = Trainer::new(view, init, ma, cfg, shares, trainer_rng(cfg.seed, id))?;
         let shared = vec![cfg.hidden; cfg.num_layers - 1];
         let halo = HaloTable::new(trainer.view.halo.len(), &shared);
         let rng = noise_rng(options.noise, id)?;

@@ -109,7 +109,7 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
     let seeds = plan.seeds_for(s.primary);
     let base = plan.config(s.model, plan.k_default);
     let mut rows = Vec::new();
-    for m in Method::ALL {
+    for &m in Method::ALL {
         let rs = runs.run_seeds(s, &base, m, seeds)?;
         let eps = rs
             .first()

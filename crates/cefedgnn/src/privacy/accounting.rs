@@ -5,6 +5,7 @@ use dp_core::conversions::gaussian_rdp_to_approx_classic;
 use dp_core::params::Delta;
 use serde::Serialize;
 
+use super::release::ReleaseConfig;
 use crate::error::{Result, non_negative, positive};
 
 /// What the metric-DP guarantee does not cover, stated in every [`PrivacyReport`].
@@ -131,8 +132,22 @@ pub struct PrivacyReport {
     pub not_covered: &'static str,
 }
 
+/// How often a client released rows: the counts a [`PrivacyReport`] is computed from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReleaseCounts {
+    /// The largest number of releases of one node (R).
+    pub max_releases: u64,
+    /// Nodes released at least once.
+    pub nodes_released: usize,
+    /// Releases in all.
+    pub total_releases: u64,
+    /// Ledger entries recorded (one per release batch).
+    pub ledger_entries: usize,
+}
+
 impl PrivacyReport {
-    /// The report for a node released at most `max_releases` times with noise σ₀·C.
+    /// The report for releases under `config` (σ₀, C, p, δ; its budget is not used) with
+    /// `counts`: a node released at most `counts.max_releases` times with noise σ₀·C.
     ///
     /// # Errors
     /// [`crate::FedError::InvalidParam`] naming `sigma0` (not finite ≥ 0), `clip` (not finite > 0),
@@ -143,23 +158,28 @@ impl PrivacyReport {
     ///
     /// # Example
     /// ```
-    /// use cefedgnn::privacy::PrivacyReport;
-    /// let r = PrivacyReport::compute(1.0, 1.0, 0.1, 1e-5, 938, 938, 938, 0)?;
+    /// use cefedgnn::privacy::{PrivacyReport, ReleaseConfig, ReleaseCounts};
+    /// let config = ReleaseConfig { clip: 1.0, sigma0: 1.0, radius: 0.1, delta: 1e-5, budget_eps: None };
+    /// let counts = ReleaseCounts { max_releases: 938, nodes_released: 938, total_releases: 938, ledger_entries: 0 };
+    /// let r = PrivacyReport::compute(&config, counts)?;
     /// assert!(r.eps_rdp < 25.0 && r.standard_dp.eps_closed_form > 1000.0);
     /// assert!(r.not_covered.contains("NOT covered"));
     /// # Ok::<(), cefedgnn::FedError>(())
     /// ```
-    #[allow(clippy::too_many_arguments)] // Flat numeric inputs of one report; a struct adds nothing.
-    pub fn compute(
-        sigma0: f64,
-        clip: f64,
-        radius: f64,
-        delta: f64,
-        max_releases: u64,
-        nodes_released: usize,
-        total_releases: u64,
-        ledger_entries: usize,
-    ) -> Result<Self> {
+    pub fn compute(config: &ReleaseConfig, counts: ReleaseCounts) -> Result<Self> {
+        let ReleaseConfig {
+            sigma0,
+            clip,
+            radius,
+            delta,
+            budget_eps: _,
+        } = *config;
+        let ReleaseCounts {
+            max_releases,
+            nodes_released,
+            total_releases,
+            ledger_entries,
+        } = counts;
         let sigma0 = non_negative("sigma0", sigma0)?;
         let clip = positive("clip", clip)?;
         let radius = non_negative("radius", radius)?;
@@ -268,15 +288,35 @@ mod tests {
     #[test]
     fn report_states_standard_dp_is_vacuous_and_scope() {
         // σ₀ = 0.5, p = 0.1σ, 938 releases: metric DP ≈ 19, standard DP (p = 2C) far above 1000.
-        let r = PrivacyReport::compute(0.5, 2.0, 0.1, 1e-5, 938, 10, 9380, 938).unwrap();
+        let config = |sigma0| ReleaseConfig {
+            clip: 2.0,
+            sigma0,
+            radius: 0.1,
+            delta: 1e-5,
+            budget_eps: None,
+        };
+        let counts = |max_releases, nodes_released, total_releases, ledger_entries| ReleaseCounts {
+            max_releases,
+            nodes_released,
+            total_releases,
+            ledger_entries,
+        };
+        let r = PrivacyReport::compute(&config(0.5), counts(938, 10, 9380, 938)).unwrap();
         assert_eq!(r.sigma, 1.0);
         assert!(r.eps_rdp <= r.eps_closed_form && r.eps_closed_form < 20.0);
         assert!(r.standard_dp.eps_rdp > 1000.0 && r.standard_dp.radius == 4.0);
         assert!(r.not_covered.contains("Model parameters and gradients"));
-        let none = PrivacyReport::compute(0.0, 1.0, 0.1, 1e-5, 3, 1, 3, 0).unwrap();
+        let none = PrivacyReport::compute(
+            &ReleaseConfig {
+                clip: 1.0,
+                ..config(0.0)
+            },
+            counts(3, 1, 3, 0),
+        )
+        .unwrap();
         assert!(none.eps_rdp.is_infinite() && none.standard_dp.eps_closed_form.is_infinite());
         assert!(matches!(
-            PrivacyReport::compute(-0.1, 1.0, 0.1, 1e-5, 1, 1, 1, 0),
+            PrivacyReport::compute(&config(-0.1), counts(1, 1, 1, 0)),
             Err(FedError::InvalidParam { name: "sigma0", .. })
         ));
     }

@@ -5,5 +5,7 @@
 mod accounting;
 mod release;
 
-pub use accounting::{NOT_COVERED, PrivacyReport, StandardDpFigure, closed_form_eps, rdp_eps};
+pub use accounting::{
+    NOT_COVERED, PrivacyReport, ReleaseCounts, StandardDpFigure, closed_form_eps, rdp_eps,
+};
 pub use release::{BoundaryReleaser, NormStats, ReleaseConfig, ReleaserSnapshot, clip_l2};

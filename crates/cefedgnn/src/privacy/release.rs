@@ -10,7 +10,7 @@ use dp_core::mechanisms::{GaussianParams, ValidGaussian};
 use dp_core::rng::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
-use super::accounting::PrivacyReport;
+use super::accounting::{PrivacyReport, ReleaseCounts};
 use crate::error::{FedError, Result, non_negative, positive};
 use crate::protocol::EmbeddingRows;
 
@@ -358,16 +358,13 @@ impl BoundaryReleaser {
         let max = self.counts.values().copied().max().unwrap_or(0);
         let nodes = self.counts.values().filter(|&&c| c > 0).count();
         let total = self.counts.values().sum();
-        PrivacyReport::compute(
-            self.config.sigma0,
-            self.config.clip,
-            self.config.radius,
-            self.config.delta,
-            max,
-            nodes,
-            total,
-            self.ledger.as_ref().map_or(0, |l| l.entries().len()),
-        )
+        let counts = ReleaseCounts {
+            max_releases: max,
+            nodes_released: nodes,
+            total_releases: total,
+            ledger_entries: self.ledger.as_ref().map_or(0, |l| l.entries().len()),
+        };
+        PrivacyReport::compute(&self.config, counts)
     }
 }
 

@@ -55,22 +55,40 @@ pub(crate) struct LocalView {
     /// client can see; a remote node's full degree is not shared) \[R\].
     halo_deg: Vec<u32>,
     edge_features: Option<Arc<Array2<f32>>>,
+    /// Classes of the task (labels lie in `0..num_classes`).
+    pub(crate) num_classes: usize,
+}
+
+/// The rows a client holds for its own nodes (plain data handed to [`LocalView::new`]).
+pub(crate) struct ViewData<'a> {
+    /// Feature rows of the own nodes.
+    pub(crate) features: Array2<f32>,
+    /// Labels of the own nodes.
+    pub(crate) labels: Vec<u32>,
+    /// Classes of the task.
+    pub(crate) num_classes: usize,
+    /// Train mask over the own nodes.
+    pub(crate) train: &'a [bool],
+    /// Feature rows of the edges (by [`EdgeIndex`] id), where the task has them.
+    pub(crate) edge_features: Option<Arc<Array2<f32>>>,
 }
 
 impl LocalView {
-    /// The view of the nodes `own` with halo `halo` (both ascending global ids) and the train
-    /// mask over `own`.
-    #[allow(clippy::too_many_arguments)] // internal assembly from the task's parts
+    /// The view of the nodes `own` with halo `halo` (both ascending global ids) holding `data`.
     pub(crate) fn new(
         graph: &graph_core::Graph,
         index: &EdgeIndex,
         own: Vec<u32>,
         halo: Vec<u32>,
-        features: Array2<f32>,
-        labels: Vec<u32>,
-        train: &[bool],
-        edge_features: Option<Arc<Array2<f32>>>,
+        data: ViewData<'_>,
     ) -> Self {
+        let ViewData {
+            features,
+            labels,
+            num_classes,
+            train,
+            edge_features,
+        } = data;
         let mut nbr_own = vec![Vec::new(); own.len()];
         let mut nbr_halo = vec![Vec::new(); own.len()];
         let mut halo_deg = vec![1u32; halo.len()];
@@ -101,6 +119,7 @@ impl LocalView {
             nbr_halo,
             halo_deg,
             edge_features,
+            num_classes,
         }
     }
 
@@ -232,16 +251,17 @@ pub(crate) struct Trainer {
 }
 
 impl Trainer {
-    #[allow(clippy::too_many_arguments)] // internal: one trainer per client from the run's config
+    /// One client's trainer: `model` on `view` with the estimator `ma`, halo rows used when
+    /// `use_halo`, sampling and dropout drawn from `rng` (training randomness only).
     pub(crate) fn new(
         view: LocalView,
         model: Gnn,
         ma: MaConfig,
-        num_classes: usize,
         cfg: &super::FedTrainConfig,
         use_halo: bool,
         mut rng: ChaCha8Rng,
     ) -> Result<Self> {
+        let num_classes = view.num_classes;
         let shared_dims = vec![cfg.hidden; cfg.num_layers - 1];
         let w = params::flatten(&model);
         let h = EmbeddingEstimator::new(ma, view.n_own(), &shared_dims)?;
@@ -825,13 +845,16 @@ mod tests {
             &EdgeIndex::new(&g),
             (0..5).collect(),
             Vec::new(),
-            x.clone(),
-            vec![0, 1, 0, 1, 0],
-            &[true; 5],
-            None,
+            ViewData {
+                features: x.clone(),
+                labels: vec![0, 1, 0, 1, 0],
+                num_classes: 2,
+                train: &[true; 5],
+                edge_features: None,
+            },
         );
         let ma = MaConfig::new(1.0, 1.0).unwrap();
-        let mut t = Trainer::new(view, model, ma, 2, &cfg, false, rng).unwrap();
+        let mut t = Trainer::new(view, model, ma, &cfg, false, rng).unwrap();
         let halo = HaloTable::new(0, &[4]);
         let (_, full) = t.full_forward(&halo).unwrap();
         for v in [1usize, 4] {

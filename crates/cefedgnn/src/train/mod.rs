@@ -37,7 +37,7 @@ mod params;
 mod run;
 mod task;
 
-pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState};
+pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState, ViewData};
 pub use run::{FedReport, RoundInfo, simulate};
 pub(crate) use run::{apply_broadcast, noise_rng, score, trainer_rng};
 pub use task::{FedTask, Metric, PartitionKind, task_rng};
@@ -48,68 +48,59 @@ use serde::{Deserialize, Serialize};
 use crate::error::{FedError, Result, positive, unit_interval};
 use crate::estimator::{GradientMode, ReadMode};
 
-/// Which GNN the clients train.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ModelKind {
-    /// GCN (citation graphs).
-    Gcn,
-    /// GIN (edge features ignored).
-    Gin,
-    /// GIN with edge features (AML; needs [`FedTask::edge_features`]).
-    Gine,
+graph_core::choice_enum! {
+    /// Which GNN the clients train (`--model`).
+    pub enum ModelKind: "model" {
+        /// GCN (citation graphs).
+        Gcn => "gcn",
+        /// GIN (edge features ignored).
+        Gin => "gin",
+        /// GIN with edge features (AML; needs [`FedTask::edge_features`]).
+        Gine => "gine",
+    }
 }
 
-/// The training method: CE-FedGNN, its ablations, or a baseline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Method {
-    /// The full algorithm: MA embeddings shared every K steps, gradient MA.
-    CeFedGnn,
-    /// Ablation: no embedding sharing (cross edges ignored), gradient MA kept.
-    NoSharing,
-    /// Ablation: embeddings shared, no embedding MA (γ = 1, the next layer reads h̃).
-    NoEmbeddingMa,
-    /// Ablation: no gradient MA (β = 1, plain SGD steps).
-    NoGradientMa,
-    /// Baseline: each client alone on its own subgraph, no collaboration.
-    SingleClient,
-    /// Baseline: FedAvg of W every K steps, cross edges ignored, plain SGD (β = 1).
-    FedAvg,
-    /// Baseline FedGNN-ST: stale shared embeddings without MA (γ = 1, β = 1).
-    StaleEmbeddings,
-    /// Upper bound: one model trained on the whole graph (no federation).
-    Centralised,
+graph_core::choice_enum! {
+    /// The training method: CE-FedGNN, its ablations, or a baseline (`--method`), in table
+    /// order. The ablations' short CLI spellings (`no-sharing`, …) are still accepted.
+    pub enum Method: "method" {
+        /// Baseline: each client alone on its own subgraph, no collaboration.
+        SingleClient => "single-client",
+        /// Baseline: FedAvg of W every K steps, cross edges ignored, plain SGD (β = 1).
+        FedAvg => "fedavg",
+        /// Baseline FedGNN-ST: stale shared embeddings without MA (γ = 1, β = 1).
+        StaleEmbeddings => "fedgnn-st",
+        /// The full algorithm: MA embeddings shared every K steps, gradient MA.
+        CeFedGnn => "cefedgnn",
+        /// Ablation: no embedding sharing (cross edges ignored), gradient MA kept.
+        NoSharing => "ablation-no-sharing" | "no-sharing",
+        /// Ablation: embeddings shared, no embedding MA (γ = 1, the next layer reads h̃).
+        NoEmbeddingMa => "ablation-no-ma" | "no-ma",
+        /// Ablation: no gradient MA (β = 1, plain SGD steps).
+        NoGradientMa => "ablation-no-grad-ma" | "no-grad-ma",
+        /// Upper bound: one model trained on the whole graph (no federation).
+        Centralised => "centralised",
+    }
+}
+
+graph_core::choice_enum! {
+    /// A named training configuration ([`FedTrainConfig::preset`]).
+    pub enum Preset: "preset" {
+        /// [`FedTrainConfig::citation`].
+        Citation => "citation",
+        /// [`FedTrainConfig::aml`] with GINE.
+        AmlGine => "aml-gine",
+        /// [`FedTrainConfig::aml`] with GIN.
+        AmlGin => "aml-gin",
+        /// [`FedTrainConfig::default`].
+        Default => "default",
+    }
 }
 
 impl Method {
-    /// Every method, in table order.
-    pub const ALL: [Method; 8] = [
-        Method::SingleClient,
-        Method::FedAvg,
-        Method::StaleEmbeddings,
-        Method::CeFedGnn,
-        Method::NoSharing,
-        Method::NoEmbeddingMa,
-        Method::NoGradientMa,
-        Method::Centralised,
-    ];
-
-    /// Short name (CLI and tables).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::CeFedGnn => "cefedgnn",
-            Self::NoSharing => "ablation-no-sharing",
-            Self::NoEmbeddingMa => "ablation-no-ma",
-            Self::NoGradientMa => "ablation-no-grad-ma",
-            Self::SingleClient => "single-client",
-            Self::FedAvg => "fedavg",
-            Self::StaleEmbeddings => "fedgnn-st",
-            Self::Centralised => "centralised",
-        }
-    }
-
-    /// The method of a [`Method::name`].
+    /// The method of a [`Method::name`] (or an alias).
     pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.name() == name)
+        name.parse().ok()
     }
 
     /// Whether halo embeddings are exchanged.
@@ -268,16 +259,14 @@ impl FedTrainConfig {
         }
     }
 
-    /// The preset of a name: `citation` ([`FedTrainConfig::citation`]), `aml-gine`, `aml-gin`
-    /// ([`FedTrainConfig::aml`]) or `default`.
-    pub fn preset(name: &str) -> Option<Self> {
-        Some(match name {
-            "citation" => Self::citation(),
-            "aml-gine" => Self::aml(ModelKind::Gine),
-            "aml-gin" => Self::aml(ModelKind::Gin),
-            "default" => Self::default(),
-            _ => return None,
-        })
+    /// The configuration of a [`Preset`].
+    pub fn preset(preset: Preset) -> Self {
+        match preset {
+            Preset::Citation => Self::citation(),
+            Preset::AmlGine => Self::aml(ModelKind::Gine),
+            Preset::AmlGin => Self::aml(ModelKind::Gin),
+            Preset::Default => Self::default(),
+        }
     }
 
     /// This configuration with the fields named in `overrides` replaced (field names as in the

@@ -9,7 +9,7 @@ use dp_core::rng::{ChaCha8Rng, ChaCha20Rng, NoiseSource, Seeds};
 use graph_core::{Graph, Partition};
 use serde::Serialize;
 
-use super::local::{EdgeIndex, HaloTable, LocalView, Trainer};
+use super::local::{EdgeIndex, HaloTable, LocalView, Trainer, ViewData};
 use super::{FedTask, FedTrainConfig, Method, Metric};
 use crate::error::{FedError, Result};
 use crate::estimator::MaConfig;
@@ -119,15 +119,12 @@ fn without_cross_edges(fed: &FederatedGraph) -> Result<FederatedGraph> {
     FederatedGraph::new(g, Partition::by_attribute(part))
 }
 
-struct Views {
-    views: Vec<LocalView>,
-}
-
-fn client_views(task: &FedTask, fed: &FederatedGraph, with_halo: bool) -> Result<Views> {
+/// Every client's view of `fed` (halo nodes only when `with_halo`).
+fn client_views(task: &FedTask, fed: &FederatedGraph, with_halo: bool) -> Result<Vec<LocalView>> {
     let data = fed.distribute(&task.features, &task.labels, Some(&task.split.train))?;
     let index = EdgeIndex::new(task.fed.graph());
     let ef = task.edge_features.clone().map(Arc::new);
-    let views = fed
+    Ok(fed
         .clients()
         .iter()
         .zip(data)
@@ -143,20 +140,23 @@ fn client_views(task: &FedTask, fed: &FederatedGraph, with_halo: bool) -> Result
                 &index,
                 own,
                 halo,
-                d.features().to_owned(),
-                d.labels().to_vec(),
-                d.train_mask(),
-                ef.clone(),
+                ViewData {
+                    features: d.features().to_owned(),
+                    labels: d.labels().to_vec(),
+                    num_classes: task.num_classes,
+                    train: d.train_mask(),
+                    edge_features: ef.clone(),
+                },
             )
         })
-        .collect();
-    Ok(Views { views })
+        .collect())
 }
 
 /// Runs `method` on `task` and evaluates every client on its own test nodes.
 ///
 /// Clients run sequentially in one process; the federated methods exchange only encoded frames
-/// through [`InProcessTransport`]. `on_round` is called after every round.
+/// through [`InProcessTransport`]. `on_round` is called after every round. The run is a state
+/// machine over rounds (bootstrap, rounds, close): this function only drives it.
 ///
 /// # Errors
 /// [`FedError::InvalidParam`] for an invalid configuration (or GINE on a task without edge
@@ -169,67 +169,114 @@ pub fn simulate(
 ) -> Result<FedReport> {
     cfg.check()?;
     let start = Instant::now();
-    let (gamma, beta, read) = method.estimator(cfg);
-    let mut ma = MaConfig::new(gamma, beta)?;
-    ma.read = read;
-    let device = Device::flex().autodiff();
-    let d_edge = task.edge_features.as_ref().map(ndarray::Array2::ncols);
-    let model_cfg = cfg.model_config(task.features.ncols(), d_edge, task.num_classes)?;
-    let init = model_cfg.init(&device)?;
-    let shared: Vec<usize> = vec![cfg.hidden; cfg.num_layers - 1];
-    let mut next = 0u32;
-    let mut child = || {
-        next += 1;
-        trainer_rng(cfg.seed, next - 1)
-    };
+    let mut run = start_run(task, cfg, method)?;
+    for round in run.first_round()..=cfg.rounds {
+        let loss = run.round(round)?;
+        on_round(RoundInfo {
+            round,
+            rounds: cfg.rounds,
+            loss,
+        });
+    }
+    finish(task, cfg, method, run.close()?, start)
+}
 
-    if method == Method::Centralised {
-        let g = task.fed.graph();
-        let own: Vec<u32> = (0..g.num_nodes() as u32).collect();
-        let view = LocalView::new(
-            g,
-            &EdgeIndex::new(g),
-            own,
-            Vec::new(),
-            task.features.clone(),
-            task.labels.clone(),
-            &task.split.train,
-            task.edge_features.clone().map(Arc::new),
-        );
-        let mut t = Trainer::new(view, init, ma, task.num_classes, cfg, false, child())?;
-        let halo = HaloTable::new(0, &shared);
-        for round in 1..=cfg.rounds {
-            let mut losses = Vec::new();
-            for _ in 0..cfg.local_steps {
-                losses.extend(t.step(&halo)?);
-            }
-            on_round(RoundInfo {
-                round,
-                rounds: cfg.rounds,
-                loss: mean(losses.into_iter()),
-            });
+/// One run as a state machine over rounds.
+trait Rounds {
+    /// The first round: 0 (the bootstrap exchange) for the federated methods, else 1.
+    fn first_round(&self) -> u32;
+    /// Runs round `round`; the mean training loss of its steps over clients (NaN for the
+    /// bootstrap).
+    fn round(&mut self, round: u32) -> Result<f64>;
+    /// Ends the run: predictions, traffic and privacy.
+    fn close(self: Box<Self>) -> Result<Outcome>;
+}
+
+/// What a run produced, handed to [`finish`].
+struct Outcome {
+    /// Per client: the global ids of the nodes it is evaluated on.
+    per_client_nodes: Vec<Vec<usize>>,
+    /// Per client: predictions for its nodes (the central model: one vector for all nodes).
+    preds: Vec<Vec<u32>>,
+    /// The central model (one prediction vector over all nodes).
+    central: bool,
+    /// Bytes up, down, and of embedding rows.
+    traffic: (u64, u64, u64),
+    /// The report of the client with the most releases.
+    privacy: Option<PrivacyReport>,
+    /// Norms of all released rows.
+    norms: NormStats,
+    /// SHA-256 of the wire (federated methods).
+    wire_digest: Option<String>,
+}
+
+impl Outcome {
+    /// The outcome of methods without a server: no traffic, no releases.
+    fn without_server(
+        per_client_nodes: Vec<Vec<usize>>,
+        preds: Vec<Vec<u32>>,
+        central: bool,
+    ) -> Self {
+        Self {
+            per_client_nodes,
+            preds,
+            central,
+            traffic: (0, 0, 0),
+            privacy: None,
+            norms: NormStats::default(),
+            wire_digest: None,
         }
-        let pred = t.predict(&halo)?;
-        // Evaluate the central model on each client's nodes.
-        let per = task
-            .fed
-            .clients()
-            .iter()
-            .map(|c| c.nodes().iter().map(|&v| v as usize).collect::<Vec<_>>())
-            .collect::<Vec<_>>();
-        return finish(
-            task,
-            cfg,
-            method,
-            &per,
-            &[pred],
-            true,
-            (0, 0, 0),
-            (None, NormStats::default()),
-            start,
-        );
+    }
+}
+
+/// What every method starts from: the estimator, the initial model, the shared layer widths and
+/// the next trainer stream.
+struct Setup {
+    ma: MaConfig,
+    init: gnn::Gnn,
+    shared: Vec<usize>,
+    next_stream: u32,
+}
+
+impl Setup {
+    fn new(task: &FedTask, cfg: &FedTrainConfig, method: Method) -> Result<Self> {
+        let (gamma, beta, read) = method.estimator(cfg);
+        let mut ma = MaConfig::new(gamma, beta)?;
+        ma.read = read;
+        let device = Device::flex().autodiff();
+        let d_edge = task.edge_features.as_ref().map(ndarray::Array2::ncols);
+        let model_cfg = cfg.model_config(task.features.ncols(), d_edge, task.num_classes)?;
+        Ok(Self {
+            ma,
+            init: model_cfg.init(&device)?,
+            shared: vec![cfg.hidden; cfg.num_layers - 1],
+            next_stream: 0,
+        })
     }
 
+    /// The next trainer (streams in creation order), starting from the initial model.
+    fn trainer(
+        &mut self,
+        view: LocalView,
+        cfg: &FedTrainConfig,
+        use_halo: bool,
+    ) -> Result<Trainer> {
+        let rng = trainer_rng(cfg.seed, self.next_stream);
+        self.next_stream += 1;
+        Trainer::new(view, self.init.clone(), self.ma, cfg, use_halo, rng)
+    }
+}
+
+/// The state machine of `method` on `task`, before its first round.
+fn start_run<'a>(
+    task: &FedTask,
+    cfg: &'a FedTrainConfig,
+    method: Method,
+) -> Result<Box<dyn Rounds + 'a>> {
+    let mut setup = Setup::new(task, cfg, method)?;
+    if method == Method::Centralised {
+        return Ok(Box::new(Central::new(task, cfg, &mut setup)?));
+    }
     let shares = method.shares_embeddings();
     let fed_owned;
     let fed = if shares {
@@ -238,75 +285,196 @@ pub fn simulate(
         fed_owned = without_cross_edges(&task.fed)?;
         &fed_owned
     };
-    let views = client_views(task, fed, shares)?;
-    let mut trainers = views
-        .views
+    let trainers = client_views(task, fed, shares)?
         .into_iter()
-        .map(|v| Trainer::new(v, init.clone(), ma, task.num_classes, cfg, shares, child()))
+        .map(|v| setup.trainer(v, cfg, shares))
         .collect::<Result<Vec<_>>>()?;
-    let mut halos: Vec<HaloTable> = trainers
+    let halos = trainers
         .iter()
-        .map(|t| HaloTable::new(t.view.halo.len(), &shared))
+        .map(|t| HaloTable::new(t.view.halo.len(), &setup.shared))
         .collect();
-
-    if !method.federated() {
-        for round in 1..=cfg.rounds {
-            let mut losses = Vec::new();
-            for (t, h) in trainers.iter_mut().zip(&halos) {
-                for _ in 0..cfg.local_steps {
-                    losses.extend(t.step(h)?);
-                }
-            }
-            on_round(RoundInfo {
-                round,
-                rounds: cfg.rounds,
-                loss: mean(losses.into_iter()),
-            });
-        }
-        let (preds, per) = predict_all(&mut trainers, &halos)?;
-        return finish(
-            task,
-            cfg,
-            method,
-            &per,
-            &preds,
-            false,
-            (0, 0, 0),
-            (None, NormStats::default()),
-            start,
-        );
+    let local = Local {
+        cfg,
+        trainers,
+        halos,
+    };
+    if method.federated() {
+        Ok(Box::new(Federated::new(local, fed, &setup.shared)?))
+    } else {
+        Ok(Box::new(local))
     }
+}
 
-    // Federated methods: the protocol roles.
-    let n = fed.num_clients() as u32;
-    let w0 = trainers[0].w.clone();
-    let pcfg = ProtocolConfig {
-        num_clients: n,
-        num_params: w0.len() as u32,
-        layer_dims: shared.iter().map(|&d| d as u32).collect(),
-        share_gradient: cfg.share_gradient,
-        num_rounds: cfg.rounds,
-        local_steps: cfg.local_steps,
-    };
-    let rel = ReleaseConfig {
-        clip: cfg.clip,
-        sigma0: cfg.sigma0,
-        radius: cfg.radius,
-        delta: cfg.delta,
-        budget_eps: None,
-    };
-    let mut net = InProcessTransport::new(n);
-    let mut server = Server::new(pcfg.clone(), fed.clients(), w0)?;
-    let mut clients = fed
-        .clients()
-        .iter()
-        .map(|t| Client::new(t, pcfg.clone(), rel, noise_rng(cfg.noise, t.id())?))
-        .collect::<Result<Vec<_>>>()?;
-    server.start(&mut net)?;
-    for round in 0..=cfg.rounds {
+/// The centralised baseline: one model on the whole graph, evaluated on each client's nodes.
+struct Central<'a> {
+    cfg: &'a FedTrainConfig,
+    trainer: Trainer,
+    halo: HaloTable,
+    per_client_nodes: Vec<Vec<usize>>,
+}
+
+impl<'a> Central<'a> {
+    fn new(task: &FedTask, cfg: &'a FedTrainConfig, setup: &mut Setup) -> Result<Self> {
+        let g = task.fed.graph();
+        let own: Vec<u32> = (0..g.num_nodes() as u32).collect();
+        let view = LocalView::new(
+            g,
+            &EdgeIndex::new(g),
+            own,
+            Vec::new(),
+            ViewData {
+                features: task.features.clone(),
+                labels: task.labels.clone(),
+                num_classes: task.num_classes,
+                train: &task.split.train,
+                edge_features: task.edge_features.clone().map(Arc::new),
+            },
+        );
+        let per_client_nodes = task
+            .fed
+            .clients()
+            .iter()
+            .map(|c| c.nodes().iter().map(|&v| v as usize).collect())
+            .collect();
+        Ok(Self {
+            cfg,
+            trainer: setup.trainer(view, cfg, false)?,
+            halo: HaloTable::new(0, &setup.shared),
+            per_client_nodes,
+        })
+    }
+}
+
+impl Rounds for Central<'_> {
+    fn first_round(&self) -> u32 {
+        1
+    }
+    fn round(&mut self, _round: u32) -> Result<f64> {
         let mut losses = Vec::new();
-        for ((c, t), h) in clients.iter_mut().zip(&mut trainers).zip(&mut halos) {
-            receive(c, t, h, &mut net, cfg)?;
+        for _ in 0..self.cfg.local_steps {
+            losses.extend(self.trainer.step(&self.halo)?);
+        }
+        Ok(mean(losses.into_iter()))
+    }
+    fn close(mut self: Box<Self>) -> Result<Outcome> {
+        let pred = self.trainer.predict(&self.halo)?;
+        Ok(Outcome::without_server(
+            self.per_client_nodes,
+            vec![pred],
+            true,
+        ))
+    }
+}
+
+/// Clients training on their own subgraphs with no exchange (the single-client baseline), and
+/// the training half of the federated methods.
+struct Local<'a> {
+    cfg: &'a FedTrainConfig,
+    trainers: Vec<Trainer>,
+    halos: Vec<HaloTable>,
+}
+
+impl Rounds for Local<'_> {
+    fn first_round(&self) -> u32 {
+        1
+    }
+    fn round(&mut self, _round: u32) -> Result<f64> {
+        let mut losses = Vec::new();
+        for (t, h) in self.trainers.iter_mut().zip(&self.halos) {
+            for _ in 0..self.cfg.local_steps {
+                losses.extend(t.step(h)?);
+            }
+        }
+        Ok(mean(losses.into_iter()))
+    }
+    fn close(mut self: Box<Self>) -> Result<Outcome> {
+        let (preds, per) = predict_all(&mut self.trainers, &self.halos)?;
+        Ok(Outcome::without_server(per, preds, false))
+    }
+}
+
+/// The federated methods: the trainers, each behind its protocol client role, and the server,
+/// exchanging encoded frames through the in-process transport.
+struct Federated<'a> {
+    local: Local<'a>,
+    net: InProcessTransport,
+    server: Server,
+    clients: Vec<Client>,
+}
+
+impl<'a> Federated<'a> {
+    /// The roles of `fed`'s clients around `local`'s trainers; the server's first broadcast is
+    /// sent.
+    fn new(local: Local<'a>, fed: &FederatedGraph, shared: &[usize]) -> Result<Self> {
+        let cfg = local.cfg;
+        let n = fed.num_clients() as u32;
+        let w0 = local.trainers[0].w.clone();
+        let pcfg = ProtocolConfig {
+            num_clients: n,
+            num_params: w0.len() as u32,
+            layer_dims: shared.iter().map(|&d| d as u32).collect(),
+            share_gradient: cfg.share_gradient,
+            num_rounds: cfg.rounds,
+            local_steps: cfg.local_steps,
+        };
+        let rel = ReleaseConfig {
+            clip: cfg.clip,
+            sigma0: cfg.sigma0,
+            radius: cfg.radius,
+            delta: cfg.delta,
+            budget_eps: None,
+        };
+        let mut net = InProcessTransport::new(n);
+        let mut server = Server::new(pcfg.clone(), fed.clients(), w0)?;
+        let clients = fed
+            .clients()
+            .iter()
+            .map(|t| Client::new(t, pcfg.clone(), rel, noise_rng(cfg.noise, t.id())?))
+            .collect::<Result<Vec<_>>>()?;
+        server.start(&mut net)?;
+        Ok(Self {
+            local,
+            net,
+            server,
+            clients,
+        })
+    }
+}
+
+impl Federated<'_> {
+    /// Every client takes the server's broadcast into its trainer and halo table, then `then`
+    /// runs on it (with the wire).
+    fn for_each_client(
+        &mut self,
+        mut then: impl FnMut(
+            &mut Client,
+            &mut Trainer,
+            &mut HaloTable,
+            &mut InProcessTransport,
+        ) -> Result<()>,
+    ) -> Result<()> {
+        let cfg = self.local.cfg;
+        let pairs = self
+            .clients
+            .iter_mut()
+            .zip(&mut self.local.trainers)
+            .zip(&mut self.local.halos);
+        for ((c, t), h) in pairs {
+            receive(c, t, h, &mut self.net, cfg)?;
+            then(c, t, h, &mut self.net)?;
+        }
+        Ok(())
+    }
+}
+
+impl Rounds for Federated<'_> {
+    fn first_round(&self) -> u32 {
+        0
+    }
+    fn round(&mut self, round: u32) -> Result<f64> {
+        let cfg = self.local.cfg;
+        let mut losses = Vec::new();
+        self.for_each_client(|c, t, h, net| {
             if round == 0 {
                 t.bootstrap(h)?;
             } else {
@@ -315,51 +483,44 @@ pub fn simulate(
                 }
             }
             let grad = cfg.share_gradient.then(|| t.g.value().to_vec());
-            c.upload(&mut net, &t.w, grad.as_deref(), t.train_size(), &t.h)?;
-        }
-        server.poll(&mut net)?;
-        server.finish_round(&mut net)?;
-        on_round(RoundInfo {
-            round,
-            rounds: cfg.rounds,
-            loss: mean(losses.into_iter()),
+            c.upload(net, &t.w, grad.as_deref(), t.train_size(), &t.h)?;
+            Ok(())
+        })?;
+        self.server.poll(&mut self.net)?;
+        self.server.finish_round(&mut self.net)?;
+        Ok(mean(losses.into_iter()))
+    }
+    fn close(mut self: Box<Self>) -> Result<Outcome> {
+        // The final broadcast: averaged W and the latest halo rows.
+        self.for_each_client(|_, _, _, _| Ok(()))?;
+        let (preds, per) = predict_all(&mut self.local.trainers, &self.local.halos)?;
+        let log = self.server.traffic();
+        let (up, down) = (log.total_in(Direction::Up), log.total_in(Direction::Down));
+        let emb = log.embedding_total();
+        let mut privacy: Option<PrivacyReport> = None;
+        let norms = self.clients.iter().fold(NormStats::default(), |acc, c| {
+            acc.merge(&c.releaser().norm_stats())
         });
-    }
-    // The final broadcast: averaged W and the latest halo rows.
-    for ((c, t), h) in clients.iter_mut().zip(&mut trainers).zip(&mut halos) {
-        receive(c, t, h, &mut net, cfg)?;
-    }
-    let (preds, per) = predict_all(&mut trainers, &halos)?;
-    let log = server.traffic();
-    let (up, down) = (log.total_in(Direction::Up), log.total_in(Direction::Down));
-    let emb = log.embedding_total();
-    let mut privacy: Option<PrivacyReport> = None;
-    let norms = clients.iter().fold(NormStats::default(), |acc, c| {
-        acc.merge(&c.releaser().norm_stats())
-    });
-    for c in &clients {
-        let r = c.releaser().report()?;
-        if r.max_releases > 0
-            && privacy
-                .as_ref()
-                .is_none_or(|p| r.max_releases > p.max_releases)
-        {
-            privacy = Some(r);
+        for c in &self.clients {
+            let r = c.releaser().report()?;
+            if r.max_releases > 0
+                && privacy
+                    .as_ref()
+                    .is_none_or(|p| r.max_releases > p.max_releases)
+            {
+                privacy = Some(r);
+            }
         }
+        Ok(Outcome {
+            per_client_nodes: per,
+            preds,
+            central: false,
+            traffic: (up, down, emb),
+            privacy,
+            norms,
+            wire_digest: Some(self.net.wire_digest()),
+        })
     }
-    let mut report = finish(
-        task,
-        cfg,
-        method,
-        &per,
-        &preds,
-        false,
-        (up, down, emb),
-        (privacy, norms),
-        start,
-    )?;
-    report.wire_digest = Some(net.wire_digest());
-    Ok(report)
 }
 
 /// Per client: predictions for all its local nodes, and the global ids of its own nodes.
@@ -414,24 +575,31 @@ pub(crate) fn apply_broadcast(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)] // internal: assembles the report of every method
+/// The report of a run: F1 per client and pooled (test and validation), traffic per exchange,
+/// privacy.
 fn finish(
     task: &FedTask,
     cfg: &FedTrainConfig,
     method: Method,
-    per_client_nodes: &[Vec<usize>],
-    preds: &[Vec<u32>],
-    central: bool,
-    (up, down, emb): (u64, u64, u64),
-    (privacy, norms): (Option<PrivacyReport>, NormStats),
+    outcome: Outcome,
     start: Instant,
 ) -> Result<FedReport> {
+    let Outcome {
+        per_client_nodes,
+        preds,
+        central,
+        traffic: (up, down, emb),
+        privacy,
+        norms,
+        wire_digest,
+    } = outcome;
+    let per_client_nodes = per_client_nodes.as_slice();
     // Prediction of every node (the central model predicts all nodes at once).
     let mut pred_all = vec![0u32; task.labels.len()];
     if central {
         pred_all.clone_from(&preds[0]);
     } else {
-        for (nodes, p) in per_client_nodes.iter().zip(preds) {
+        for (nodes, p) in per_client_nodes.iter().zip(&preds) {
             for (&v, &y) in nodes.iter().zip(p) {
                 pred_all[v] = y;
             }
@@ -478,7 +646,7 @@ fn finish(
         embedding_bytes_per_round: emb as f64 / exchanges,
         privacy,
         norms,
-        wire_digest: None,
+        wire_digest,
         seconds: start.elapsed().as_secs_f64(),
     })
 }

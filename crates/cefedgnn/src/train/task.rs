@@ -128,13 +128,14 @@ impl FedTask {
     }
 }
 
-/// How a graph without a client attribute is split into clients.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum PartitionKind {
-    /// Balanced random partition.
-    Random,
-    /// Community partition (label propagation packed into N parts).
-    Community,
+graph_core::choice_enum! {
+    /// How a graph without a client attribute is split into clients (`--partition`).
+    pub enum PartitionKind: "partition" {
+        /// Balanced random partition.
+        Random => "random",
+        /// Community partition (label propagation packed into N parts).
+        Community => "community",
+    }
 }
 
 impl FedTask {

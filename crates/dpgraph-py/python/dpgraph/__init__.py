@@ -2,7 +2,8 @@
 
 Submodules: :mod:`dpgraph.accounting` (privacy conversions, ledger), :mod:`dpgraph.edgerefine` (local
 edge-DP release), :mod:`dpgraph.homdp` (private embeddings), :mod:`dpgraph.fed` (CE-FedGNN across
-organisations, on Flower). :class:`Graph` is built from a PyTorch Geometric style ``edge_index``.
+organisations, on Flower). :class:`Graph` is built from a PyTorch Geometric style ``edge_index``. :func:`choices` lists every
+named choice the keywords accept (the same names as the ``dpgraph`` CLI's flags).
 """
 
 from ._native import (
@@ -12,6 +13,7 @@ from ._native import (
     Graph,
     InvalidParameter,
     ProtocolError,
+    choices,
 )
 from . import accounting, edgerefine, fed, graph, homdp
 
@@ -23,6 +25,7 @@ __all__ = [
     "InvalidParameter",
     "ProtocolError",
     "accounting",
+    "choices",
     "edgerefine",
     "fed",
     "graph",

@@ -19,8 +19,8 @@ __all__ = [
     "write_report",
 ]
 
-#: The methods :func:`baseline` knows.
-BASELINES = ("rr", "symrr", "blink-hard", "blink-soft", "blink-hybrid", "ldpgen", "dprr")
+#: The methods :func:`baseline` knows (the Rust enum's list, as :func:`dpgraph.choices` gives it).
+BASELINES = tuple(_native.choices()["baseline"]["names"])
 
 
 def perturb(graph, eps, seed=None):

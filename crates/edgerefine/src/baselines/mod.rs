@@ -40,6 +40,54 @@ use rand::CryptoRng;
 
 use crate::error::{EdgeRefineError, Result};
 
+graph_core::choice_enum! {
+    /// A baseline by name, as the front ends spell it (`dpgraph.edgerefine.baseline(method=…)`):
+    /// [`Baseline::release`] runs it with its default parameters at ε.
+    pub enum Baseline: "baseline" {
+        /// Randomized response, both endpoints report, OR-symmetrised ([`rr`]).
+        Rr => "rr",
+        /// Randomized response on each pair once ([`symrr`]).
+        SymRr => "symrr",
+        /// Blink, hard threshold (Zhu et al. CCS 2023, δ_b = 0.1).
+        BlinkHard => "blink-hard",
+        /// Blink, posterior weights.
+        BlinkSoft => "blink-soft",
+        /// Blink, hybrid.
+        BlinkHybrid => "blink-hybrid",
+        /// LDPGen (Qin et al. CCS 2017).
+        LdpGen => "ldpgen",
+        /// DPRR with its default ε₁ share.
+        Dprr => "dprr",
+    }
+}
+
+impl Baseline {
+    /// Releases `graph` under this baseline at per-user edge-LDP ε with its default parameters.
+    ///
+    /// # Errors
+    /// As the baseline's function ([`rr`], [`symrr`], [`blink`], [`ldpgen`], [`dprr`]).
+    ///
+    /// # Privacy
+    /// ε-edge LDP per user; the release's edge-DP ε is [`BaselineRelease::eps_edge`].
+    pub fn release<R: CryptoRng + ?Sized>(
+        self,
+        graph: &Graph,
+        eps: f64,
+        rng: &mut R,
+    ) -> Result<BaselineRelease> {
+        let blink_with = |v, rng: &mut R| blink(graph, v, &BlinkParams::new(eps), rng);
+        match self {
+            Self::Rr => rr(graph, eps, rng),
+            Self::SymRr => symrr(graph, eps, rng),
+            Self::BlinkHard => blink_with(BlinkVariant::Hard, rng),
+            Self::BlinkSoft => blink_with(BlinkVariant::Soft, rng),
+            Self::BlinkHybrid => blink_with(BlinkVariant::Hybrid, rng),
+            Self::LdpGen => ldpgen(graph, &LdpGenParams::new(eps), rng),
+            Self::Dprr => dprr(graph, &DprrParams::new(eps), rng),
+        }
+    }
+}
+
 /// A graph released by a baseline.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BaselineRelease {

@@ -12,10 +12,11 @@
 //! # Example
 //! ```no_run
 //! use edgerefine::paper::{Plan, node::{NodeAcc, NodeGrid}};
-//! use graph_core::{Dataset, Registry, registry::data_dir};
+//! use graph_core::{Dataset, Registry};
 //! let plan = Plan::quick();
-//! // The dataset of plan.datasets[0] (Cora), installed under the registry's data directory.
-//! let Dataset::Nodes(ds) = Registry::embedded().get("cora")?.load(&data_dir())? else {
+//! // The dataset of plan.datasets[0] (Cora), installed under ./data.
+//! let data = std::path::Path::new("data");
+//! let Dataset::Nodes(ds) = Registry::embedded().get("cora")?.load(data)? else {
 //!     panic!("cora is a node dataset");
 //! };
 //! let grid = NodeGrid::new(&plan, &plan.datasets[0]);

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use graph_core::Graph;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
@@ -32,17 +32,16 @@ pub const DEFAULT_TILE_ROWS: usize = 1024;
 /// Histogram resolution used to locate order statistics (buckets over (0, 1]).
 const BUCKETS: usize = 1 << 16;
 
-/// How candidates with equal calibrated probability are ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TieBreak {
-    /// By Jaccard similarity (descending), then a seeded pseudo-random order. Does not collapse
-    /// into a star around node 0.
-    #[default]
-    Default,
-    /// As the authors' code: by row-major pair index `(i, then j)` ascending. With few distinct
-    /// probabilities this releases a star on the first nodes; kept for parity.
-    Reference,
+graph_core::choice_enum! {
+    /// How candidates with equal calibrated probability are ordered (`--tie-break`).
+    pub enum TieBreak: "tie-break" default Default {
+        /// By Jaccard similarity (descending), then a seeded pseudo-random order. Does not
+        /// collapse into a star around node 0.
+        Default => "default",
+        /// As the authors' code: by row-major pair index `(i, then j)` ascending. With few
+        /// distinct probabilities this releases a star on the first nodes; kept for parity.
+        Reference => "reference",
+    }
 }
 
 /// Parameters of [`refine`].

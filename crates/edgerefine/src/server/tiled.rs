@@ -21,18 +21,18 @@ use super::jaccard::{block_counts, pair_index};
 use super::quantile::bin_of;
 use super::{AMBIGUOUS, BUCKETS, Cand, TieBreak, bucket, jaccard};
 
-/// How a [`TileContext`] counts common neighbours.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Backend {
-    /// [`Backend::Sparse`] when the graph's wedges are fewer than the bit operations of the
-    /// dense kernel, [`Backend::Dense`] otherwise.
-    #[default]
-    Auto,
-    /// Bit-packed rows (`n²/8` bytes), AND + popcount over every pair of the tile.
-    Dense,
-    /// Sorted neighbour lists: only pairs with a common neighbour or an edge are visited, the
-    /// others (similarity 0, no edge) are counted in bulk.
-    Sparse,
+graph_core::choice_enum! {
+    /// How a [`TileContext`] counts common neighbours.
+    pub enum Backend: "tile backend" default Auto {
+        /// [`Backend::Sparse`] when the graph's wedges are fewer than the bit operations of the
+        /// dense kernel, [`Backend::Dense`] otherwise.
+        Auto => "auto",
+        /// Bit-packed rows (`n²/8` bytes), AND + popcount over every pair of the tile.
+        Dense => "dense",
+        /// Sorted neighbour lists: only pairs with a common neighbour or an edge are visited,
+        /// the others (similarity 0, no edge) are counted in bulk.
+        Sparse => "sparse",
+    }
 }
 
 /// Read access to the noisy graph shared by all tiles: the graph, its degrees, and the packed

@@ -42,13 +42,13 @@ pub struct GatConv {
 }
 
 impl GatConv {
-    /// A seeded layer (Glorot weights and attention vectors, zero bias, slope 0.2).
+    /// A seeded layer (Glorot weights and attention vectors, zero bias, slope 0.2, no attention
+    /// dropout: see [`GatConv::with_attn_dropout`]).
     pub fn new<R: Rng + ?Sized>(
         d_in: usize,
         d_out: usize,
         heads: usize,
         concat: bool,
-        attn_dropout: f64,
         device: &Device,
         rng: &mut R,
     ) -> Self {
@@ -62,9 +62,15 @@ impl GatConv {
             heads,
             d_out,
             concat,
-            attn_dropout,
+            attn_dropout: 0.0,
             negative_slope: 0.2,
         }
+    }
+
+    /// This layer with dropout rate `p` on the attention coefficients (training only).
+    pub fn with_attn_dropout(mut self, p: f64) -> Self {
+        self.attn_dropout = p;
+        self
     }
 
     /// Output width (`heads · d_out` when concatenating).

@@ -27,28 +27,28 @@ pub struct GineConv {
 }
 
 impl GineConv {
-    /// A seeded layer; `ε` starts at 0 and is trained when `train_eps`.
+    /// A seeded layer; `ε` starts at 0 and is trained (see [`GineConv::with_train_eps`]).
     pub fn new<R: Rng + ?Sized>(
         d_in: usize,
         d_edge: usize,
         d_hidden: usize,
         d_out: usize,
-        train_eps: bool,
         device: &Device,
         rng: &mut R,
     ) -> Self {
-        let eps = Param::from_data(TensorData::new(vec![0.0f32], [1]), device);
         Self {
             edge: Linear::new(d_edge, d_in, true, device, rng),
             lin1: Linear::new(d_in, d_hidden, true, device, rng),
             lin2: Linear::new(d_hidden, d_out, true, device, rng),
-            eps: if train_eps {
-                eps
-            } else {
-                eps.set_require_grad(false)
-            },
+            eps: Param::from_data(TensorData::new(vec![0.0f32], [1]), device),
             d_edge,
         }
+    }
+
+    /// This layer with `ε` trained (`true`, the default) or fixed at its value.
+    pub fn with_train_eps(mut self, train: bool) -> Self {
+        self.eps = self.eps.set_require_grad(train);
+        self
     }
 
     /// Forward pass over `[n, d_in]` features and the graph's `[E, d_edge]` edge features.

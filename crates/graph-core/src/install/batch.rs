@@ -26,23 +26,24 @@ pub enum Origin {
     },
 }
 
-/// Environment variable naming a default mirror of converted files, as `--from` does.
+/// Environment variable naming a default mirror of converted files, as `--from` does (read by
+/// the front ends, not by the library).
 pub const MIRROR_ENV: &str = "DPGRAPH_MIRROR";
 
 impl Origin {
-    /// The origin a command line asks for: `from` (else `$DPGRAPH_MIRROR`) names a mirror;
-    /// otherwise the embedded copies and upstream, each URL read from `upstream` (else
-    /// `$DPGRAPH_UPSTREAM`) when given.
+    /// The origin a command line asks for: `from` names a mirror; otherwise the embedded copies
+    /// and upstream, each URL read from `upstream` when given. The front end resolves both from
+    /// its flags and [`MIRROR_ENV`] / [`UPSTREAM_ENV`](super::UPSTREAM_ENV) before calling.
     pub fn from_args(
         from: Option<String>,
         upstream: Option<String>,
         offline: bool,
         timeout: Duration,
     ) -> Self {
-        match from.or_else(|| std::env::var(MIRROR_ENV).ok()) {
+        match from {
             Some(m) => Self::Mirror(m),
             None => Self::Upstream {
-                base: upstream.or_else(|| std::env::var(super::UPSTREAM_ENV).ok()),
+                base: upstream,
                 offline,
                 timeout,
             },

@@ -95,15 +95,25 @@ pub struct BaselineOutcome {
     pub target_standardization: Option<[f64; 2]>,
 }
 
+/// The graphs a GIN baseline learns from.
+#[derive(Clone, Copy, Debug)]
+pub struct GinData<'a> {
+    /// The graphs.
+    pub graphs: &'a [Graph],
+    /// One label per node and graph; needed for [`BaselineFeatures::NodeLabels`].
+    pub node_labels: Option<&'a [Vec<i64>]>,
+    /// One target per graph.
+    pub labels: &'a Labels,
+}
+
 /// Trains the paper's GIN baseline: the graphs of `split.train` and `split.val` are perturbed
 /// by `perturbation` (each once), the GIN is trained on the perturbed training graphs with the
 /// best weights chosen on the perturbed validation graphs (validation loss), and scored on the
 /// clean graphs of `split.test`.
 ///
 /// # Arguments
-/// * `graphs`, `node_labels` (one label per node and graph; needed for
-///   [`BaselineFeatures::NodeLabels`]), `labels` (one target per graph);
-/// * `split` — indices into `graphs`; graphs in none of the parts are not used;
+/// * `data` — the graphs, their node labels and targets ([`GinData`]);
+/// * `split` — indices into `data.graphs`; graphs in none of the parts are not used;
 /// * `rng` — the perturbation's randomness (a CSPRNG; seeded for experiments).
 ///
 /// # Errors
@@ -121,14 +131,17 @@ pub struct BaselineOutcome {
 /// # Complexity
 /// O(Σ n²) for the perturbation plus the GIN's training (O(epochs·Σ(n + m)·300²)).
 pub fn gin_baseline<R: CryptoRng + ?Sized>(
-    graphs: &[Graph],
-    node_labels: Option<&[Vec<i64>]>,
-    labels: &Labels,
+    data: GinData<'_>,
     split: &GraphSplit,
     perturbation: &EdgePerturbation,
     cfg: &GinBaselineConfig,
     rng: &mut R,
 ) -> Result<BaselineOutcome> {
+    let GinData {
+        graphs,
+        node_labels,
+        labels,
+    } = data;
     if labels.len() != graphs.len() {
         return invalid("labels", labels.len() as f64, "need one target per graph");
     }
@@ -323,9 +336,11 @@ mod tests {
             ..GinBaselineConfig::paper()
         };
         let out = gin_baseline(
-            &graphs,
-            None,
-            &labels,
+            GinData {
+                graphs: &graphs,
+                node_labels: None,
+                labels: &labels,
+            },
             &split,
             &EdgePerturbation::None,
             &cfg,
@@ -337,9 +352,11 @@ mod tests {
         // RR at ε = 1 turns sparse and dense graphs alike into G(16, ≈ 0.3–0.5): the edge
         // count of the training graphs grows, the guarantee is reported.
         let rr = gin_baseline(
-            &graphs,
-            None,
-            &labels,
+            GinData {
+                graphs: &graphs,
+                node_labels: None,
+                labels: &labels,
+            },
             &split,
             &EdgePerturbation::RandomizedResponse { eps: 1.0 },
             &cfg,
@@ -394,9 +411,11 @@ mod tests {
         let mean = test.iter().sum::<f64>() / test.len() as f64;
         let sd = (test.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / test.len() as f64).sqrt();
         let z = gin_baseline(
-            &graphs,
-            None,
-            &labels,
+            GinData {
+                graphs: &graphs,
+                node_labels: None,
+                labels: &labels,
+            },
             &split,
             &none,
             &cfg,
@@ -410,9 +429,11 @@ mod tests {
         // Affine targets give the same standardised problem: the RMSE scales with them.
         let (_, scaled) = regression(90, 30.0, -40.0);
         let z3 = gin_baseline(
-            &graphs,
-            None,
-            &scaled,
+            GinData {
+                graphs: &graphs,
+                node_labels: None,
+                labels: &scaled,
+            },
             &split,
             &none,
             &cfg,
@@ -426,9 +447,11 @@ mod tests {
             ..cfg
         };
         let r = gin_baseline(
-            &graphs,
-            None,
-            &labels,
+            GinData {
+                graphs: &graphs,
+                node_labels: None,
+                labels: &labels,
+            },
             &split,
             &none,
             &raw,
@@ -440,9 +463,11 @@ mod tests {
         let flat = Labels::Real(vec![1.5; 90]);
         assert!(matches!(
             gin_baseline(
-                &graphs,
-                None,
-                &flat,
+                GinData {
+                    graphs: &graphs,
+                    node_labels: None,
+                    labels: &flat,
+                },
                 &split,
                 &none,
                 &cfg,
@@ -468,9 +493,11 @@ mod tests {
         let none = EdgePerturbation::None;
         let run = |split: &GraphSplit| {
             gin_baseline(
-                &graphs,
-                None,
-                &labels,
+                GinData {
+                    graphs: &graphs,
+                    node_labels: None,
+                    labels: &labels,
+                },
                 split,
                 &none,
                 &cfg,
@@ -495,9 +522,11 @@ mod tests {
         };
         assert!(matches!(
             gin_baseline(
-                &graphs,
-                None,
-                &labels,
+                GinData {
+                    graphs: &graphs,
+                    node_labels: None,
+                    labels: &labels,
+                },
                 &split,
                 &none,
                 &labelled,

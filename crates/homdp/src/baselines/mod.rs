@@ -24,7 +24,9 @@ use crate::error::{Result, invalid};
 #[cfg(feature = "gin-baselines")]
 mod gin;
 #[cfg(feature = "gin-baselines")]
-pub use gin::{BaselineFeatures, BaselineOutcome, GinBaselineConfig, gin_baseline, gin_model};
+pub use gin::{
+    BaselineFeatures, BaselineOutcome, GinBaselineConfig, GinData, gin_baseline, gin_model,
+};
 
 /// How the training and validation graphs of the GIN baseline are perturbed (test graphs stay
 /// clean, as in the paper).

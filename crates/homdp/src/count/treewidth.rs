@@ -143,6 +143,7 @@ pub(super) fn count<A: Arith>(a: &A, pattern: &Pattern, graph: &Graph) -> Result
         adj[u as usize * n + v as usize] = true;
         adj[v as usize * n + u as usize] = true;
     }
+    let host = Host { adj: &adj, n };
     let prog = nice_program(td, pattern);
     let mut tables: Vec<Option<Vec<A::W>>> = vec![None; prog.len()];
     for (i, node) in prog.iter().enumerate() {
@@ -150,7 +151,7 @@ pub(super) fn count<A: Arith>(a: &A, pattern: &Pattern, graph: &Graph) -> Result
             Op::Leaf => vec![a.one()],
             Op::Introduce { child, v } => {
                 let old = tables[child].take().expect("child evaluated first");
-                match introduce(a, &old, &node.bag, v, pattern, &adj, n) {
+                match introduce(a, &old, &node.bag, v, pattern, host) {
                     Some(t) => t,
                     None => return Ok(None),
                 }
@@ -185,6 +186,13 @@ pub(super) fn count<A: Arith>(a: &A, pattern: &Pattern, graph: &Graph) -> Result
     Ok(Some(root[0]))
 }
 
+/// The host graph as the DP reads it: its `n × n` adjacency matrix, row-major.
+#[derive(Clone, Copy)]
+struct Host<'a> {
+    adj: &'a [bool],
+    n: usize,
+}
+
 /// Table for `bag` (which contains `v`) from the child table on `bag \ {v}`.
 fn introduce<A: Arith>(
     a: &A,
@@ -192,8 +200,7 @@ fn introduce<A: Arith>(
     bag: &[u8],
     v: u8,
     pattern: &Pattern,
-    adj: &[bool],
-    n: usize,
+    Host { adj, n }: Host<'_>,
 ) -> Option<Vec<A::W>> {
     let s = bag.len();
     let p = bag

@@ -12,7 +12,9 @@ use serde::Serialize;
 use super::main_table::Baselines;
 use super::protocol::{SeedStream, rep_seed};
 use super::{BASELINE_EPS, Metric};
-use crate::baselines::{BaselineFeatures, EdgePerturbation, GinBaselineConfig, gin_baseline};
+use crate::baselines::{
+    BaselineFeatures, EdgePerturbation, GinBaselineConfig, GinData, gin_baseline,
+};
 use crate::downstream::Labels;
 use crate::error::Result;
 
@@ -137,9 +139,11 @@ pub fn gin_baselines(
         for (k, p) in [rr, dprr].iter().enumerate() {
             let mut noise = Seeds::new(seed).chacha20("homdp/gin-baseline-noise", k as u64);
             let o = gin_baseline(
-                ds.graphs(),
-                ds.node_labels(),
-                &labels,
+                GinData {
+                    graphs: ds.graphs(),
+                    node_labels: ds.node_labels(),
+                    labels: &labels,
+                },
                 &split,
                 p,
                 &cfg,

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::protocol::{NOISE_DRAW, PATTERN_DRAW, PatternSet, SeedStream, rep_seeds};
 use super::{BOUNDS, DELTA, DatasetSetting, Metric, Prepared};
+use crate::embed::ReleaseOptions;
 use crate::error::Result;
 use crate::evaluate::{EvalData, Outcome, Protocol, clean_features, evaluate};
 use crate::sensitivity::SensitivityBound;
@@ -199,12 +200,15 @@ pub fn sweep(
                 .find(|(_, q)| q.rho == rho && q.bound == bound)
                 .map(|(o, _)| (o.attack_top1, o.attack_top10));
             let proto = Protocol {
-                degree_bound: setting.degree_bound,
-                bound,
-                clip: true,
-                append_num_nodes: setting.append_num_nodes,
+                release: ReleaseOptions {
+                    degree_bound: setting.degree_bound,
+                    bound,
+                    clip: true,
+                    append_num_nodes: setting.append_num_nodes,
+                    delta: DELTA,
+                    beta: None,
+                },
                 noisy_test,
-                delta: DELTA,
                 model,
                 attack: same_release.is_none(),
                 attack_num_nodes: false,

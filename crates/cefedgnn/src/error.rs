@@ -149,17 +149,9 @@ impl From<dp_core::Error> for FedError {
     /// dp-core's parameter errors keep their name, value and rule (privacy parameters are
     /// validated by dp-core's types alone); the others are wrapped.
     fn from(e: dp_core::Error) -> Self {
-        match e {
-            dp_core::Error::InvalidParam {
-                name,
-                value,
-                reason,
-            } => Self::InvalidParam {
-                name,
-                value: value.to_string(),
-                reason,
-            },
-            other => Self::Dp(other),
-        }
+        e.into_invalid_param()
+            .map_or_else(Self::Dp, |(name, value, reason)| {
+                Self::param(name, value, reason)
+            })
     }
 }

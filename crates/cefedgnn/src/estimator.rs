@@ -216,13 +216,7 @@ impl EmbeddingEstimator {
     /// # Errors
     /// [`FedError::InvalidParam`] (`dims`) when there is no shared layer or a width is 0.
     pub fn new(config: MaConfig, num_nodes: usize, dims: &[usize]) -> Result<Self> {
-        if dims.is_empty() || dims.contains(&0) {
-            return Err(FedError::param(
-                "dims",
-                format!("{dims:?}"),
-                "needs at least one shared layer, each of width >= 1",
-            ));
-        }
+        check_dims(dims)?;
         Ok(Self {
             config,
             layers: dims.iter().map(|&d| RowTable::new(num_nodes, d)).collect(),
@@ -316,13 +310,7 @@ impl GradientEstimator {
     /// # Errors
     /// [`FedError::InvalidParam`] (`dims`) when there is no layer or a width is 0.
     pub fn per_node(config: MaConfig, num_nodes: usize, dims: &[usize]) -> Result<Self> {
-        if dims.is_empty() || dims.contains(&0) {
-            return Err(FedError::param(
-                "dims",
-                format!("{dims:?}"),
-                "needs at least one shared layer, each of width >= 1",
-            ));
-        }
+        check_dims(dims)?;
         Ok(Self {
             config: MaConfig {
                 gradient: GradientMode::PerNodeSignal,
@@ -418,6 +406,18 @@ impl GradientEstimator {
         }
         Ok(())
     }
+}
+
+/// Shared layer widths: at least one layer, each of width ≥ 1.
+fn check_dims(dims: &[usize]) -> Result<()> {
+    if dims.is_empty() || dims.contains(&0) {
+        return Err(FedError::param(
+            "dims",
+            format!("{dims:?}"),
+            "needs at least one shared layer, each of width >= 1",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -32,6 +32,34 @@ pub enum Error {
     Entropy(String),
 }
 
+/// The parts of an [`Error::InvalidParam`]: name, value, rule.
+pub type ParamParts = (&'static str, f64, &'static str);
+
+impl Error {
+    /// The name, value and rule of an [`Error::InvalidParam`], else the error itself: how a crate
+    /// above maps dp-core's parameter errors into its own invalid-parameter variant and wraps
+    /// the rest.
+    ///
+    /// ```
+    /// let e = dp_core::params::Epsilon::new(-1.0).unwrap_err();
+    /// let (name, value, _) = e.into_invalid_param().unwrap();
+    /// assert_eq!((name, value), ("eps", -1.0));
+    /// ```
+    ///
+    /// # Errors
+    /// Any other variant, unchanged.
+    pub fn into_invalid_param(self) -> std::result::Result<ParamParts, Self> {
+        match self {
+            Self::InvalidParam {
+                name,
+                value,
+                reason,
+            } => Ok((name, value, reason)),
+            other => Err(other),
+        }
+    }
+}
+
 /// `Result` with [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

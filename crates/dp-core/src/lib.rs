@@ -13,4 +13,4 @@ pub mod params;
 pub mod rng;
 pub mod samplers;
 
-pub use error::{Error, Result};
+pub use error::{Error, ParamParts, Result};

@@ -239,87 +239,48 @@ fn edgerefine_perturb_then_refine() {
 
     // Bad input: nothing written.
     let none = d.path().join("none.txt");
+    let (noisy, g, none_s) = (
+        noisy.to_str().unwrap(),
+        g.to_str().unwrap(),
+        none.to_str().unwrap(),
+    );
+    let refine = |eps: &'static str, k: &'static str, extra: &[&'static str]| {
+        let mut a = vec![
+            "edgerefine",
+            "refine",
+            "--noisy",
+            noisy,
+            "--eps",
+            eps,
+            "--k",
+            k,
+            "--true-edges",
+            "119",
+            "--out",
+            none_s,
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let perturb = |eps: &'static str| {
+        vec![
+            "edgerefine",
+            "perturb",
+            "--graph",
+            g,
+            "--eps",
+            eps,
+            "--out",
+            none_s,
+        ]
+    };
     for args in [
-        vec![
-            "edgerefine",
-            "refine",
-            "--noisy",
-            noisy.to_str().unwrap(),
-            "--eps",
-            "2",
-            "--k",
-            "1.5",
-            "--true-edges",
-            "119",
-            "--out",
-            none.to_str().unwrap(),
-        ],
-        vec![
-            "edgerefine",
-            "refine",
-            "--noisy",
-            noisy.to_str().unwrap(),
-            "--eps",
-            "0",
-            "--k",
-            "0.5",
-            "--true-edges",
-            "119",
-            "--out",
-            none.to_str().unwrap(),
-        ],
-        vec![
-            "edgerefine",
-            "refine",
-            "--noisy",
-            noisy.to_str().unwrap(),
-            "--eps",
-            "2",
-            "--k",
-            "0.5",
-            "--true-edges",
-            "119",
-            "--bins",
-            "1",
-            "--out",
-            none.to_str().unwrap(),
-        ],
-        vec![
-            "edgerefine",
-            "refine",
-            "--noisy",
-            noisy.to_str().unwrap(),
-            "--eps",
-            "2",
-            "--k",
-            "0.5",
-            "--true-edges",
-            "119",
-            "--nodes",
-            "100",
-            "--out",
-            none.to_str().unwrap(),
-        ],
-        vec![
-            "edgerefine",
-            "perturb",
-            "--graph",
-            g.to_str().unwrap(),
-            "--eps",
-            "-1",
-            "--out",
-            none.to_str().unwrap(),
-        ],
-        vec![
-            "edgerefine",
-            "perturb",
-            "--graph",
-            g.to_str().unwrap(),
-            "--eps",
-            "NaN",
-            "--out",
-            none.to_str().unwrap(),
-        ],
+        refine("2", "1.5", &[]),
+        refine("0", "0.5", &[]),
+        refine("2", "0.5", &["--bins", "1"]),
+        refine("2", "0.5", &["--nodes", "100"]),
+        perturb("-1"),
+        perturb("NaN"),
     ] {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");

@@ -98,21 +98,24 @@ fn fed_simulate_rejects_bad_values_of_the_training_switches() {
 fn fed_partition_writes_one_readable_folder_per_bank() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("orgs");
-    let run = dpgraph(&[
-        "--seed",
-        "4",
-        "--json",
-        "fed",
-        "partition",
-        "--dataset",
-        "aml-generated",
-        "--generate-accounts",
-        "300",
-        "--banks",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let partition = |out: &std::path::Path| {
+        dpgraph(&[
+            "--seed",
+            "4",
+            "--json",
+            "fed",
+            "partition",
+            "--dataset",
+            "aml-generated",
+            "--generate-accounts",
+            "300",
+            "--banks",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let run = partition(&out);
     assert!(
         run.status.success(),
         "{}",
@@ -145,20 +148,7 @@ fn fed_partition_writes_one_readable_folder_per_bank() {
     assert_eq!(nodes, 300);
     // The same seed writes the same files.
     let again = dir.path().join("again");
-    let run2 = dpgraph(&[
-        "--seed",
-        "4",
-        "fed",
-        "partition",
-        "--dataset",
-        "aml-generated",
-        "--generate-accounts",
-        "300",
-        "--banks",
-        "3",
-        "--out",
-        again.to_str().unwrap(),
-    ]);
+    let run2 = partition(&again);
     assert!(run2.status.success());
     for f in ["org.json", "nodes.csv", "edges.csv"] {
         assert_eq!(

@@ -115,6 +115,16 @@ fn fed_simulate_without_seed_draws_noise_no_printed_value_reproduces() {
 }
 
 /// A ring with chords on 80 nodes.
+/// Runs `args --out DIR/out --json [--seed S]` in `dir`; the JSON printed and the file written.
+fn released(dir: &Path, args: &[&str], out: &str, seed: Option<&str>) -> (Value, Vec<u8>) {
+    let out = dir.join(out);
+    let mut all = args.to_vec();
+    all.extend(["--out", out.to_str().unwrap(), "--json"]);
+    all.extend(seed.map(|s| ["--seed", s]).into_iter().flatten());
+    let v = ok_json(&dpgraph(&all, dir));
+    (v, std::fs::read(out).unwrap())
+}
+
 fn write_graph(path: &Path) {
     let mut text = String::from("# nodes 80\n");
     for i in 0..80 {
@@ -131,23 +141,15 @@ fn edgerefine_perturb_without_seed_draws_fresh_noise() {
     let d = tempfile::tempdir().unwrap();
     let g = d.path().join("g.txt");
     write_graph(&g);
-    let perturb = |out: &str, seed: Option<&str>| {
-        let out = d.path().join(out);
-        let mut args = vec![
-            "edgerefine",
-            "perturb",
-            "--graph",
-            g.to_str().unwrap(),
-            "--eps",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ];
-        args.extend(seed.map(|s| ["--seed", s]).into_iter().flatten());
-        let v = ok_json(&dpgraph(&args, d.path()));
-        (v, std::fs::read(out).unwrap())
-    };
+    let args = [
+        "edgerefine",
+        "perturb",
+        "--graph",
+        g.to_str().unwrap(),
+        "--eps",
+        "1",
+    ];
+    let perturb = |out: &str, seed: Option<&str>| released(d.path(), &args, out, seed);
     let (a, fa) = perturb("a.txt", None);
     let (b, fb) = perturb("b.txt", None);
     assert_private(&a);
@@ -174,29 +176,21 @@ fn homdp_embed_without_seed_draws_fresh_noise() {
         r#"{"graphs": [{"n": 4, "edges": [[0,1],[1,2],[2,3]]}, {"n": 5, "edges": [[0,1],[1,2],[2,3],[3,4],[4,0]]}]}"#,
     )
     .unwrap();
-    let embed = |out: &str, seed: Option<&str>| {
-        let out = d.path().join(out);
-        let mut args = vec![
-            "homdp",
-            "embed",
-            "--graphs",
-            graphs.to_str().unwrap(),
-            "--num-patterns",
-            "4",
-            "--rho",
-            "0.5",
-            "--delta",
-            "1e-6",
-            "--max-degree",
-            "4",
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ];
-        args.extend(seed.map(|s| ["--seed", s]).into_iter().flatten());
-        let v = ok_json(&dpgraph(&args, d.path()));
-        (v, std::fs::read(out).unwrap())
-    };
+    let args = [
+        "homdp",
+        "embed",
+        "--graphs",
+        graphs.to_str().unwrap(),
+        "--num-patterns",
+        "4",
+        "--rho",
+        "0.5",
+        "--delta",
+        "1e-6",
+        "--max-degree",
+        "4",
+    ];
+    let embed = |out: &str, seed: Option<&str>| released(d.path(), &args, out, seed);
     let (a, ea) = embed("a.npy", None);
     let (_, eb) = embed("b.npy", None);
     assert_private(&a);

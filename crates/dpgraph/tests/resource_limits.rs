@@ -19,6 +19,26 @@ fn dpgraph_limited(args: &[&str]) -> std::process::Output {
         .expect("run dpgraph under ulimit")
 }
 
+/// `dpgraph edgerefine perturb --graph G --eps 0.1 --out OUT EXTRA…` under the limit.
+fn perturb_limited(
+    graph: &std::path::Path,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "edgerefine",
+        "perturb",
+        "--graph",
+        graph.to_str().unwrap(),
+        "--eps",
+        "0.1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    dpgraph_limited(&args)
+}
+
 #[test]
 fn perturb_of_a_tiny_file_declaring_many_nodes_is_refused_before_allocating() {
     let d = tempfile::tempdir().unwrap();
@@ -27,16 +47,7 @@ fn perturb_of_a_tiny_file_declaring_many_nodes_is_refused_before_allocating() {
     std::fs::write(&g, "# nodes 100000\n0 1\n").unwrap();
     assert_eq!(std::fs::metadata(&g).unwrap().len(), 19);
     let out_path = d.path().join("noisy.txt");
-    let out = dpgraph_limited(&[
-        "edgerefine",
-        "perturb",
-        "--graph",
-        g.to_str().unwrap(),
-        "--eps",
-        "0.1",
-        "--out",
-        out_path.to_str().unwrap(),
-    ]);
+    let out = perturb_limited(&g, &out_path, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -52,17 +63,7 @@ fn a_small_release_still_runs_under_the_same_limit() {
     let g = d.path().join("g.txt");
     std::fs::write(&g, "# nodes 2000\n0 1\n1 2\n").unwrap();
     let out_path = d.path().join("noisy.txt");
-    let out = dpgraph_limited(&[
-        "edgerefine",
-        "perturb",
-        "--graph",
-        g.to_str().unwrap(),
-        "--eps",
-        "0.1",
-        "--out",
-        out_path.to_str().unwrap(),
-        "--json",
-    ]);
+    let out = perturb_limited(&g, &out_path, &["--json"]);
     assert!(
         out.status.success(),
         "{}",

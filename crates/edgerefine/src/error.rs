@@ -80,17 +80,11 @@ impl From<dp_core::Error> for EdgeRefineError {
     /// dp-core's parameter errors keep their name, value and rule (ε is validated by dp-core
     /// alone, [`dp_core::params::Epsilon`]); the others are wrapped.
     fn from(e: dp_core::Error) -> Self {
-        match e {
-            dp_core::Error::InvalidParam {
+        e.into_invalid_param()
+            .map_or_else(Self::Dp, |(name, value, reason)| Self::InvalidParam {
                 name,
                 value,
                 reason,
-            } => Self::InvalidParam {
-                name,
-                value,
-                reason,
-            },
-            other => Self::Dp(other),
-        }
+            })
     }
 }

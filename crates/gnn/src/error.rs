@@ -68,3 +68,15 @@ pub enum Error {
 
 /// `Result` with [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Every named count must be positive: the first that is 0 is [`Error::InvalidParam`].
+pub(crate) fn check_positive(counts: &[(&'static str, usize)]) -> Result<()> {
+    match counts.iter().find(|(_, v)| *v == 0) {
+        Some(&(name, _)) => Err(Error::InvalidParam {
+            name,
+            value: "0".into(),
+            reason: "must be positive",
+        }),
+        None => Ok(()),
+    }
+}

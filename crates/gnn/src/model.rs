@@ -207,21 +207,12 @@ impl Gnn {
 }
 
 fn check_dims(d_input: usize, d_hidden: usize, d_output: usize, num_layers: usize) -> Result<()> {
-    for (name, v) in [
+    crate::error::check_positive(&[
         ("d_input", d_input),
         ("d_hidden", d_hidden),
         ("d_output", d_output),
         ("num_layers", num_layers),
-    ] {
-        if v == 0 {
-            return Err(Error::InvalidParam {
-                name,
-                value: "0".into(),
-                reason: "must be positive",
-            });
-        }
-    }
-    Ok(())
+    ])
 }
 
 fn check_rate(name: &'static str, p: f64) -> Result<()> {

@@ -42,8 +42,8 @@ pub enum GraphError {
     #[error(
         "{what} needs about {} ({bytes} bytes), more than the {} this process can still \
          allocate (see graph_core::limits::MemoryBudget)",
-        crate::limits::human_bytes(*bytes),
-        crate::limits::human_bytes(*budget)
+        human_bytes(*bytes),
+        human_bytes(*budget)
     )]
     TooLarge {
         /// What would have been allocated.
@@ -214,4 +214,19 @@ impl GraphError {
             source,
         }
     }
+}
+
+/// `bytes` for a reader: `3.0 GiB`, `512.0 MiB`, `900 bytes`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
 }

@@ -16,6 +16,8 @@
 
 use std::path::Path;
 
+pub use crate::error::human_bytes;
+
 use crate::error::{GraphError, Result};
 
 /// Nodes any file may declare regardless of its length.
@@ -144,21 +146,6 @@ pub fn check_allocation(what: &str, bytes: u64) -> Result<()> {
         return Ok(());
     }
     MemoryBudget::detect().check(what, bytes)
-}
-
-/// `bytes` for a reader: `3.0 GiB`, `512.0 MiB`, `900 bytes`.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut v = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while v >= 1024.0 && unit < UNITS.len() - 1 {
-        v /= 1024.0;
-        unit += 1;
-    }
-    format!("{v:.1} {}", UNITS[unit])
 }
 
 /// The number after `key` in a `/proc` file of `key value kB` lines.

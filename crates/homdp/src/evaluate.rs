@@ -301,19 +301,14 @@ mod tests {
         let clean = clean_features(&pats, &graphs, false)?;
         let split = Split::holdout(graphs.len(), 0.25, 3)?;
         let proto = Protocol::new(Downstream::Knn { k: 5 });
-        let exact = evaluate(
-            &EvalData {
-                patterns: &pats,
-                graphs: &graphs,
-                labels: &labels,
-                split: &split,
-                clean: clean.view(),
-            },
-            None,
-            &proto,
-            &mut seeded_rng(1),
-            0,
-        )?;
+        let data = EvalData {
+            patterns: &pats,
+            graphs: &graphs,
+            labels: &labels,
+            split: &split,
+            clean: clean.view(),
+        };
+        let exact = evaluate(&data, None, &proto, &mut seeded_rng(1), 0)?;
         assert!(
             exact.scores.accuracy.expect("classification") > 0.9,
             "{exact:?}"
@@ -321,19 +316,7 @@ mod tests {
         assert_eq!(exact.attack_top1, Some(1.0));
         assert!(exact.guarantee.is_none());
         // ρ tiny: the training rows are noise, the attack fails.
-        let noisy = evaluate(
-            &EvalData {
-                patterns: &pats,
-                graphs: &graphs,
-                labels: &labels,
-                split: &split,
-                clean: clean.view(),
-            },
-            Some(1e-6),
-            &proto,
-            &mut seeded_rng(1),
-            0,
-        )?;
+        let noisy = evaluate(&data, Some(1e-6), &proto, &mut seeded_rng(1), 0)?;
         assert!(noisy.attack_top1.expect("attack run") < 0.1, "{noisy:?}");
         assert!(noisy.guarantee.expect("private").eps() < 0.05);
         assert!(noisy.mean_sigma > 1.0);
@@ -382,25 +365,20 @@ mod tests {
         assert_eq!(clean.ncols(), 5);
         assert!(clean.column(4).iter().all(|&n| n == 30.0));
         let split = Split::holdout(graphs.len(), 0.2, 3)?;
+        let data = EvalData {
+            patterns: &pats,
+            graphs: &graphs,
+            labels: &labels,
+            split: &split,
+            clean: clean.view(),
+        };
         let mut proto = Protocol::new(Downstream::RandomForest {
             trees: 5,
             min_split: 10,
         });
         proto.release.append_num_nodes = true;
         proto.noisy_test = true;
-        let out = evaluate(
-            &EvalData {
-                patterns: &pats,
-                graphs: &graphs,
-                labels: &labels,
-                split: &split,
-                clean: clean.view(),
-            },
-            Some(0.1),
-            &proto,
-            &mut seeded_rng(4),
-            0,
-        )?;
+        let out = evaluate(&data, Some(0.1), &proto, &mut seeded_rng(4), 0)?;
         assert!(out.scores.roc_auc.is_some());
         // Mismatched clean matrix.
         let bad = clean_features(&pats, &graphs, false)?;

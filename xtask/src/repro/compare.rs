@@ -319,6 +319,18 @@ mod tests {
         json!({ "meta": { "effort": effort, "seed": 42 }, "rows": rows })
     }
 
+    /// The comparison of `run`'s rows, run at full effort, with `reference`.
+    fn as_full_effort(run: &Value, reference: &Value) -> Comparison {
+        let mut c = Comparison::default();
+        compare_table(
+            "gnn/accuracy",
+            &table("full", run["rows"].clone()),
+            reference,
+            &mut c,
+        );
+        c
+    }
+
     #[test]
     fn rows_match_on_keys_and_tolerance_uses_the_std() {
         let reference = table(
@@ -347,13 +359,7 @@ mod tests {
         assert_eq!(c.entries[1].verdict, Verdict::Differ);
         assert_eq!(c.differing().count(), 1);
         // Another effort: shown, never checked.
-        let mut c = Comparison::default();
-        compare_table(
-            "gnn/accuracy",
-            &table("full", run["rows"].clone()),
-            &reference,
-            &mut c,
-        );
+        let c = as_full_effort(&run, &reference);
         assert!(
             c.entries
                 .iter()
@@ -384,14 +390,7 @@ mod tests {
         assert_eq!(c.missing_rows(), 1);
         assert_eq!(c.differing().count(), 0);
         // Another effort is not checked, so nothing is missing.
-        let mut c = Comparison::default();
-        compare_table(
-            "gnn/accuracy",
-            &table("full", run["rows"].clone()),
-            &reference,
-            &mut c,
-        );
-        assert_eq!(c.missing_rows(), 0);
+        assert_eq!(as_full_effort(&run, &reference).missing_rows(), 0);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use dp_core::conversions::gaussian_rdp_to_approx_classic;
 use dp_core::params::Delta;
 use serde::Serialize;
 
-use super::release::ReleaseConfig;
+use super::config::ReleaseConfig;
 use crate::error::{Result, non_negative, positive};
 
 /// What the metric-DP guarantee does not cover, stated in every [`PrivacyReport`].

@@ -3,9 +3,11 @@
 //! and the ε(p) accounting (RDP accountant with both conversions, and the closed form).
 
 mod accounting;
+mod config;
 mod release;
 
 pub use accounting::{
     NOT_COVERED, PrivacyReport, ReleaseCounts, StandardDpFigure, closed_form_eps, rdp_eps,
 };
-pub use release::{BoundaryReleaser, NormStats, ReleaseConfig, ReleaserSnapshot, clip_l2};
+pub use config::ReleaseConfig;
+pub use release::{BoundaryReleaser, NormStats, ReleaserSnapshot, clip_l2};

@@ -384,29 +384,14 @@ mod tests {
                 .num_edges(),
             0
         );
-        let er = release(
-            g,
-            Method::EdgeRefine {
-                k: 1.0,
-                tie_break: TieBreak::Default,
-                edge_count: EdgeCount::Supplied,
-            },
-            2.0,
-            3,
-        )
-        .unwrap();
+        let refine_all = Method::EdgeRefine {
+            k: 1.0,
+            tie_break: TieBreak::Default,
+            edge_count: EdgeCount::Supplied,
+        };
+        let er = release(g, refine_all, 2.0, 3).unwrap();
         assert_eq!(er.graph.num_edges(), m);
-        let same = release(
-            g,
-            Method::EdgeRefine {
-                k: 1.0,
-                tie_break: TieBreak::Default,
-                edge_count: EdgeCount::Supplied,
-            },
-            2.0,
-            3,
-        )
-        .unwrap();
+        let same = release(g, refine_all, 2.0, 3).unwrap();
         assert_eq!(er.graph, same.graph, "same seed, same release");
         assert!(release(g, Method::SymRr, 0.0, 0).is_err());
     }

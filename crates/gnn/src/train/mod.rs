@@ -84,20 +84,11 @@ impl TrainConfig {
                 reason: "must be non-negative and finite",
             });
         }
-        for (name, v) in [
+        crate::error::check_positive(&[
             ("max_epochs", self.max_epochs),
             ("batch_size", self.batch_size),
             ("patience", self.patience.unwrap_or(1)),
-        ] {
-            if v == 0 {
-                return Err(Error::InvalidParam {
-                    name,
-                    value: "0".into(),
-                    reason: "must be positive",
-                });
-            }
-        }
-        Ok(())
+        ])
     }
 
     fn optimizer(&self) -> ModuleOptimizer {

@@ -24,7 +24,8 @@ impl ReleaseConfig {
     /// Validates the parameters.
     ///
     /// # Errors
-    /// [`FedError::InvalidParam`] naming `clip`, `sigma0`, `radius`, `delta` or `budget_eps`.
+    /// [`crate::FedError::InvalidParam`] naming `clip`, `sigma0`, `radius`, `delta` or
+    /// `budget_eps`.
     pub fn check(&self) -> Result<()> {
         positive("clip", self.clip)?;
         non_negative("sigma0", self.sigma0)?;

@@ -109,6 +109,67 @@ pub(crate) fn read_edge_list(py: Python<'_>, path: std::path::PathBuf) -> PyResu
     Ok(Graph { inner })
 }
 
+/// louvain(graph, resolution=1.0, seed=None) -> numpy.ndarray
+///
+/// Louvain communities (python-louvain's `best_partition`: local moves in a random order, then
+/// the graph of communities, the top level returned): uint32, one community id per node,
+/// numbered in order of first appearance. `seed` fixes the node orders (else the OS draws
+/// one; a partition is not a release). Raises `InvalidParameter` for a resolution that is not
+/// finite and > 0. Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (graph, resolution=1.0, seed=None))]
+pub(crate) fn louvain<'py>(
+    py: Python<'py>,
+    graph: &Graph,
+    resolution: f64,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, numpy::PyArray1<u32>>> {
+    check_resolution(resolution)?;
+    let seed = match seed {
+        Some(s) => s,
+        None => guard(dp_core::rng::os_seed)?,
+    };
+    let mut rng = dp_core::rng::Seeds::new(seed).chacha8(LOUVAIN_STREAM, 0);
+    let g = &graph.inner;
+    let comm = py.detach(|| graph_core::partition::louvain(g, resolution, &mut rng));
+    Ok(numpy::PyArray1::from_vec(py, comm))
+}
+
+/// Purpose name of the Louvain node orders in [`dp_core::rng::Seeds`].
+const LOUVAIN_STREAM: &str = "graph/louvain";
+
+/// modularity(graph, communities, resolution=1.0) -> float
+///
+/// Newman–Girvan modularity of `communities` (one non-negative id per node), as networkx's
+/// `modularity`. Raises `InvalidParameter` for a wrong length or a bad resolution.
+#[pyfunction]
+#[pyo3(signature = (graph, communities, resolution=1.0))]
+pub(crate) fn modularity(graph: &Graph, communities: Vec<u32>, resolution: f64) -> PyResult<f64> {
+    check_resolution(resolution)?;
+    if communities.len() != graph.inner.num_nodes() {
+        return Err(crate::error::InvalidParameter::new_err(format!(
+            "communities has {} entries for {} nodes",
+            communities.len(),
+            graph.inner.num_nodes()
+        )));
+    }
+    Ok(graph_core::partition::modularity(
+        &graph.inner,
+        &communities,
+        resolution,
+    ))
+}
+
+fn check_resolution(resolution: f64) -> PyResult<()> {
+    if resolution.is_finite() && resolution > 0.0 {
+        Ok(())
+    } else {
+        Err(crate::error::InvalidParameter::new_err(format!(
+            "resolution must be finite and > 0, got {resolution}"
+        )))
+    }
+}
+
 /// load_dataset(name, data_dir=None) -> dict
 ///
 /// A dataset of the registry, from `data_dir` (default: `$DPGRAPH_DATA`, else `./data`, as the

@@ -38,6 +38,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::Graph>()?;
     m.add_function(wrap_pyfunction!(graph::read_edge_list, m)?)?;
     m.add_function(wrap_pyfunction!(graph::load_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::louvain, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::modularity, m)?)?;
     m.add_function(wrap_pyfunction!(accounting::zcdp_to_approx, m)?)?;
     m.add_function(wrap_pyfunction!(accounting::gaussian_exact_eps, m)?)?;
     m.add_function(wrap_pyfunction!(accounting::tcdp_to_approx, m)?)?;

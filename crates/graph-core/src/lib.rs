@@ -13,7 +13,7 @@ pub mod io;
 pub mod limits;
 pub mod loaders;
 mod node_data;
-mod partition;
+pub mod partition;
 pub mod registry;
 mod stats;
 

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use graph_core::generate::{ContextualSbm, barabasi_albert, erdos_renyi, sbm};
+use graph_core::partition::{LouvainClients, label_dirichlet};
 use graph_core::registry::{Dataset, DatasetSpec};
 use graph_core::{Graph, GraphStats, Partition, Registry};
 use rand::SeedableRng;
@@ -265,6 +266,22 @@ fn partitions_table(
         (
             "community (label propagation)",
             Partition::community(&sb, 4, rng)?,
+        ),
+        (
+            "Louvain, FedSage+ grouping (delta = 20, blocks as labels)",
+            LouvainClients::new(4).partition(&sb, &blocks, rng)?,
+        ),
+        (
+            "label Dirichlet alpha = 1 (FedGCN)",
+            label_dirichlet(&blocks, 4, 1.0, 10, rng)?,
+        ),
+        (
+            "label Dirichlet alpha = 100",
+            label_dirichlet(&blocks, 4, 100.0, 10, rng)?,
+        ),
+        (
+            "label Dirichlet alpha = 10000",
+            label_dirichlet(&blocks, 4, 10_000.0, 10, rng)?,
         ),
     ] {
         let sizes = part.sizes();

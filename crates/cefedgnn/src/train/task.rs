@@ -135,6 +135,51 @@ graph_core::choice_enum! {
         Random => "random",
         /// Community partition (label propagation packed into N parts).
         Community => "community",
+        /// FedSage+'s grouping: Louvain communities packed into clients of about N/M nodes
+        /// (δ = 20) with its class repair ([`graph_core::partition::LouvainClients`]).
+        Louvain => "louvain",
+        /// FedGCN's label-Dirichlet skew, α = 1 (strongly non-IID), every client ≥ 10 nodes.
+        LabelDirichlet1 => "label-dirichlet-1",
+        /// FedGCN's label-Dirichlet skew, α = 100.
+        LabelDirichlet100 => "label-dirichlet-100",
+        /// FedGCN's label-Dirichlet skew, α = 10,000 (close to IID).
+        LabelDirichlet10000 => "label-dirichlet-10000",
+    }
+}
+
+impl PartitionKind {
+    /// α of a label-Dirichlet partition.
+    pub fn dirichlet_alpha(self) -> Option<f64> {
+        match self {
+            Self::LabelDirichlet1 => Some(1.0),
+            Self::LabelDirichlet100 => Some(100.0),
+            Self::LabelDirichlet10000 => Some(10_000.0),
+            Self::Random | Self::Community | Self::Louvain => None,
+        }
+    }
+
+    /// The partition of `graph` with node `labels` into `clients` parts.
+    ///
+    /// # Errors
+    /// graph-core's [`graph_core::GraphError::InvalidParam`] for a count of clients the
+    /// partition cannot serve.
+    pub fn partition<R: rand::Rng + ?Sized>(
+        self,
+        graph: &graph_core::Graph,
+        labels: &[u32],
+        clients: usize,
+        rng: &mut R,
+    ) -> Result<graph_core::Partition> {
+        use graph_core::partition::{LouvainClients, label_dirichlet};
+        Ok(match self {
+            Self::Random => graph_core::Partition::random(graph.num_nodes(), clients, rng)?,
+            Self::Community => graph_core::Partition::community(graph, clients, rng)?,
+            Self::Louvain => LouvainClients::new(clients).partition(graph, labels, rng)?,
+            Self::LabelDirichlet1 | Self::LabelDirichlet100 | Self::LabelDirichlet10000 => {
+                let alpha = self.dirichlet_alpha().expect("a Dirichlet kind");
+                label_dirichlet(labels, clients, alpha, 10, rng)?
+            }
+        })
     }
 }
 
@@ -143,7 +188,8 @@ impl FedTask {
     /// with a random split (`train_frac`, `val_frac`, rest test) and macro-F1.
     ///
     /// # Errors
-    /// As [`FedTask::new`] and [`FederatedGraph::random`] / [`FederatedGraph::community`].
+    /// As [`FedTask::new`], [`FederatedGraph::random`] / [`FederatedGraph::community`] and
+    /// [`PartitionKind::partition`].
     pub fn from_node_dataset<R: rand::Rng + ?Sized>(
         ds: &graph_core::NodeDataset,
         clients: usize,
@@ -156,6 +202,10 @@ impl FedTask {
         let fed = match partition {
             PartitionKind::Random => FederatedGraph::random(g, clients, rng)?,
             PartitionKind::Community => FederatedGraph::community(g, clients, rng)?,
+            other => {
+                let p = other.partition(&g, ds.labels(), clients, rng)?;
+                FederatedGraph::new(g, p)?
+            }
         };
         let split = NodeSplit::random(ds.graph().num_nodes(), train_frac, val_frac, rng)?;
         Self::new(
@@ -176,4 +226,39 @@ impl FedTask {
 /// `dpgraph fed partition` draw their tasks from it too, so the same seed gives the same task.
 pub fn task_rng(seed: u64) -> dp_core::rng::ChaCha8Rng {
     dp_core::rng::Seeds::new(seed).chacha8("cefedgnn/task", 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use graph_core::choice::Choice;
+    use graph_core::generate::ContextualSbm;
+
+    #[test]
+    fn every_partition_kind_makes_a_task_and_louvain_cuts_fewest_edges() {
+        let ds = ContextualSbm {
+            n: 600,
+            classes: 3,
+            p_in: 0.05,
+            p_out: 0.002,
+            dim: 4,
+            mu: 1.0,
+        }
+        .sample(&mut task_rng(1))
+        .unwrap();
+        let mut cross = Vec::new();
+        for &kind in PartitionKind::ALL {
+            let task = FedTask::from_node_dataset(&ds, 3, kind, 0.6, 0.2, &mut task_rng(2))
+                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(task.fed.num_clients(), 3, "{kind}");
+            cross.push((kind, task.fed.stats().unwrap().cross_fraction));
+        }
+        let of = |k: PartitionKind| cross.iter().find(|(x, _)| *x == k).unwrap().1;
+        assert!(
+            of(PartitionKind::Louvain) < of(PartitionKind::Random) / 2.0,
+            "{cross:?}"
+        );
+        assert_eq!(PartitionKind::LabelDirichlet1.dirichlet_alpha(), Some(1.0));
+        assert_eq!(PartitionKind::names().len(), 6);
+    }
 }

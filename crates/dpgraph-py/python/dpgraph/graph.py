@@ -4,9 +4,17 @@ dpgraph's edge-list files."""
 
 import numpy as np
 
-from ._native import Graph, load_dataset, read_edge_list
+from ._native import Graph, load_dataset, louvain, modularity, read_edge_list
 
-__all__ = ["Graph", "as_graph", "from_networkx", "load_dataset", "read_edge_list"]
+__all__ = [
+    "Graph",
+    "as_graph",
+    "from_networkx",
+    "load_dataset",
+    "louvain",
+    "modularity",
+    "read_edge_list",
+]
 
 
 def as_graph(x):

@@ -1,4 +1,13 @@
-//! Partitions of one graph's nodes into parts (clients, banks, …) and their cross-part edges.
+//! Partitions of one graph's nodes into parts (clients, banks, …) and their cross-part edges:
+//! by attribute, at random, by label-propagation communities ([`Partition`]), by Louvain
+//! communities packed into clients as FedSage+ does ([`LouvainClients`]), and by FedGCN's
+//! label-Dirichlet skew ([`label_dirichlet`]); [`louvain`] and [`modularity`] themselves.
+
+mod clients;
+mod louvain;
+
+pub use clients::{LouvainClients, label_dirichlet};
+pub use louvain::{louvain, modularity};
 
 use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};

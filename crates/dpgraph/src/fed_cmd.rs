@@ -293,6 +293,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
             "rounds": report.rounds,
             "local_steps": report.local_steps,
             "f1_mean": report.f1_mean,
+            "f1_mean_present": report.f1_mean_present,
             "f1_per_client": report.f1_per_client,
             "f1_pooled": report.f1_pooled,
             "val_f1_mean": report.val_f1_mean,

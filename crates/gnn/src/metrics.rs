@@ -92,6 +92,35 @@ pub fn macro_f1(pred: &[u32], truth: &[u32], num_classes: usize) -> Result<f64> 
     Ok(c.iter().map(|&(tp, fp, fn_)| f1(tp, fp, fn_)).sum::<f64>() / num_classes as f64)
 }
 
+/// Macro-averaged F1 over the classes that occur in `truth` or `pred` only: scikit-learn's
+/// `f1_score(truth, pred, average="macro")` without `labels`. [`macro_f1`] averages over all
+/// `num_classes`, so a class absent from a client's test nodes and never predicted there counts
+/// as F1 0; this reading leaves it out.
+///
+/// # Errors
+/// As [`macro_f1`].
+///
+/// # Example
+/// ```
+/// // Classes 0 and 1 occur (F1 2/3 each), class 2 does not: 2/3 here, 4/9 by macro_f1.
+/// let f = gnn::metrics::macro_f1_present(&[0, 1, 1], &[0, 1, 0], 3)?;
+/// assert!((f - 2.0 / 3.0).abs() < 1e-12);
+/// assert!((gnn::metrics::macro_f1(&[0, 1, 1], &[0, 1, 0], 3)? - 4.0 / 9.0).abs() < 1e-12);
+/// # Ok::<(), gnn::Error>(())
+/// ```
+pub fn macro_f1_present(pred: &[u32], truth: &[u32], num_classes: usize) -> Result<f64> {
+    if num_classes == 0 {
+        return Err(Error::Empty("class set"));
+    }
+    let c = confusion(pred, truth, num_classes)?;
+    let present: Vec<f64> = c
+        .iter()
+        .filter(|&&(tp, fp, fn_)| tp + fp + fn_ > 0)
+        .map(|&(tp, fp, fn_)| f1(tp, fp, fn_))
+        .collect();
+    Ok(present.iter().sum::<f64>() / present.len().max(1) as f64)
+}
+
 /// F1 score of the positive class `1` for binary labels in `{0, 1}` (0 when there are no true
 /// positives).
 ///

@@ -27,7 +27,7 @@ const PRIVACY_TITLE: &str =
 
 /// Notes of the methods table after the skipped datasets.
 const METHODS_NOTES: [&str; 7] = [
-    "f1_mean: mean over clients of the F1 on each client's own test nodes; f1_pooled: F1 over all test nodes. Means over seeds.",
+    "f1_mean: mean over clients of the F1 on each client's own test nodes, every class entering each client's macro-F1 (a class absent there and never predicted counts 0); f1_mean_present: the same with only the classes present in the client's test labels or predictions (scikit-learn's default reading); f1_pooled: F1 over all test nodes. Means over seeds.",
     "AML graphs are generated (AMLworld schema, 8 typologies, 8 banks, one client per bank); the real AMLworld files are not available here.",
     "seeds: the training seeds (initialisation, sampling, dropout, noise) averaged in the row; the split, the partition and the AML graphs come from --seed.",
     "Citation preset (FedTrainConfig::citation): GCN, shared-layer width d = 8, C = 1, σ₀ = 1, p = 0.1·C, receiver-side averaging of the noisy halo rows over rounds at rate 0.1 [R: post-processing, no privacy cost; the note's algorithm uses the latest row]. d, C and the averaging rate were chosen by validation macro-F1 of CE-FedGNN at σ₀ = 1 on Cora N=5 (never the test split); all methods share the preset.",

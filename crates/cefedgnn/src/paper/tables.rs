@@ -26,6 +26,9 @@ pub struct MethodRow {
     pub seeds: Vec<u64>,
     /// Mean over clients of the test F1 on each client's own test nodes.
     pub f1_mean: f64,
+    /// As `f1_mean`, each client's macro-F1 over the classes present there only
+    /// ([`crate::train::FedReport::f1_mean_present`]).
+    pub f1_mean_present: f64,
     /// Test F1 over all test nodes.
     pub f1_pooled: f64,
     /// Mean per-client validation F1.
@@ -122,6 +125,7 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
             rounds: base.rounds,
             seeds: seeds.to_vec(),
             f1_mean: avg(&rs, |r| r.f1_mean),
+            f1_mean_present: avg(&rs, |r| r.f1_mean_present),
             f1_pooled: avg(&rs, |r| r.f1_pooled),
             val_f1_mean: avg(&rs, |r| r.val_f1_mean),
             bytes_per_round: avg(&rs, |r| r.bytes_per_round),

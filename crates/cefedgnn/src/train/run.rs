@@ -40,6 +40,10 @@ pub struct FedReport {
     pub f1_per_client: Vec<Option<f64>>,
     /// Mean of the per-client test F1.
     pub f1_mean: f64,
+    /// Mean of the per-client test macro-F1 over the classes present in each client's test
+    /// labels or predictions (scikit-learn's default reading; `f1_mean` counts every class,
+    /// an absent one as 0). Equal to `f1_mean` for binary F1.
+    pub f1_mean_present: f64,
     /// Test F1 over the test nodes of all clients together.
     pub f1_pooled: f64,
     /// Mean per-client validation F1 (for model selection; never the test split).
@@ -73,6 +77,17 @@ pub struct FedReport {
 fn mean(v: impl Iterator<Item = f64>) -> f64 {
     let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     if n == 0 { f64::NAN } else { s / n as f64 }
+}
+
+/// Macro-F1 over the classes present (see [`FedReport::f1_mean_present`]); binary F1 as
+/// [`score`].
+fn score_present(metric: Metric, pred: &[u32], truth: &[u32], classes: usize) -> Result<f64> {
+    match metric {
+        Metric::BinaryF1 => score(metric, pred, truth, classes),
+        Metric::MacroF1 => {
+            gnn::metrics::macro_f1_present(pred, truth, classes).map_err(FedError::from)
+        }
+    }
 }
 
 pub(crate) fn score(metric: Metric, pred: &[u32], truth: &[u32], classes: usize) -> Result<f64> {
@@ -629,11 +644,26 @@ fn finish(
     };
     let (test, test_pooled) = eval(&task.split.test)?;
     let (val, val_pooled) = eval(&task.split.val)?;
+    // The other reading of a client's macro-F1: only the classes present there.
+    let mut present = Vec::new();
+    for nodes in per_client_nodes {
+        let rows: Vec<usize> = nodes
+            .iter()
+            .copied()
+            .filter(|&v| task.split.test[v])
+            .collect();
+        if !rows.is_empty() {
+            let p: Vec<u32> = rows.iter().map(|&v| pred_all[v]).collect();
+            let t: Vec<u32> = rows.iter().map(|&v| task.labels[v]).collect();
+            present.push(score_present(task.metric, &p, &t, task.num_classes)?);
+        }
+    }
     let exchanges = f64::from(cfg.rounds + 1);
     Ok(FedReport {
         method: method.name(),
         dataset: task.name.clone(),
         f1_mean: mean(test.iter().flatten().copied()),
+        f1_mean_present: mean(present.into_iter()),
         f1_per_client: test,
         f1_pooled: test_pooled,
         val_f1_mean: mean(val.iter().flatten().copied()),

@@ -262,3 +262,45 @@ mod tests {
         assert_eq!(PartitionKind::names().len(), 6);
     }
 }
+
+#[cfg(test)]
+mod metric_tests {
+    use super::*;
+    use crate::train::{FedTrainConfig, Method, simulate};
+    use graph_core::generate::ContextualSbm;
+
+    #[test]
+    fn the_present_classes_reading_is_never_below_the_all_classes_one() {
+        let ds = ContextualSbm {
+            n: 300,
+            classes: 5,
+            p_in: 0.08,
+            p_out: 0.005,
+            dim: 4,
+            mu: 2.0,
+        }
+        .sample(&mut task_rng(3))
+        .unwrap();
+        // α = 1: clients miss classes, so the two readings differ.
+        let task = FedTask::from_node_dataset(
+            &ds,
+            3,
+            PartitionKind::LabelDirichlet1,
+            0.6,
+            0.2,
+            &mut task_rng(4),
+        )
+        .unwrap();
+        let cfg = FedTrainConfig {
+            rounds: 1,
+            local_steps: 2,
+            ..FedTrainConfig::citation()
+        };
+        let r = simulate(&task, &cfg, Method::SingleClient, &mut |_| {}).unwrap();
+        assert!(r.f1_mean_present >= r.f1_mean, "{r:?}");
+        assert!(
+            r.f1_mean_present > r.f1_mean + 1e-9,
+            "classes are missing: {r:?}"
+        );
+    }
+}

@@ -126,6 +126,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ("sparse", edgerefine::report::encode_report(&g, 2.0)?),
         ],
     ));
+    // Planetoid: a 4-node set of Python-2-style pickles assembled opcode by opcode (csr
+    // features, one-hot int32 labels, a defaultdict graph; no 0xFF byte inside a part).
+    seeds.push((
+        "planetoid",
+        vec![(
+            "tiny",
+            include_bytes!("../../../fuzz/corpus/planetoid/seed-tiny").to_vec(),
+        )],
+    ));
     assert_eq!(seeds.len(), TARGETS.len());
     for (target, files) in seeds {
         assert!(TARGETS.contains(&target), "{target}");

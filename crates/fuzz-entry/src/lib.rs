@@ -20,7 +20,7 @@ pub const SPLIT: u8 = 0xFF;
 const FRAME_LIMIT: usize = 1 << 20;
 
 /// Every target's name, in the order of `fuzz/Cargo.toml`.
-pub const TARGETS: [&str; 12] = [
+pub const TARGETS: [&str; 13] = [
     "edge_list",
     "edge_list_gz",
     "graph_set",
@@ -33,6 +33,7 @@ pub const TARGETS: [&str; 12] = [
     "amlsim_csv",
     "protocol_frame",
     "report_rr",
+    "planetoid",
 ];
 
 /// Runs the target `name` on `data`.
@@ -106,9 +107,26 @@ pub fn run(name: &str, data: &[u8]) -> Result<(), String> {
         ),
         "protocol_frame" => protocol_frame(data),
         "report_rr" => report_rr(data),
+        "planetoid" => planetoid(data),
         other => return Err(format!("unknown fuzz target {other}")),
     }
     Ok(())
+}
+
+/// The Planetoid pickles (the input split at [`SPLIT`] into the files of
+/// [`graph_core::install::planetoid::SUFFIXES`]): each part through the restricted pickle
+/// reader, then the whole conversion.
+fn planetoid(data: &[u8]) {
+    use graph_core::install::planetoid::{SUFFIXES, convert};
+    let parts: Vec<&[u8]> = data.split(|&b| b == SPLIT).collect();
+    for p in &parts {
+        let _ = graph_core::loaders::pickle::read("part", p);
+    }
+    let file = |s: &str| {
+        let i = SUFFIXES.iter().position(|&x| x == s)?;
+        parts.get(i).map(|p| p.to_vec())
+    };
+    let _ = convert("x", &file);
 }
 
 /// Parses an edge list; a graph that parses must write and parse back to itself.

@@ -25,6 +25,7 @@ mod converted;
 mod embedded;
 mod gzip;
 mod ogb;
+pub mod planetoid;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -6,6 +6,7 @@
 
 mod node_npy;
 mod ogb;
+pub mod pickle;
 mod tu;
 
 pub use node_npy::load_node_npy;

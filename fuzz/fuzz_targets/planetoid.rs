@@ -1,0 +1,4 @@
+//! Fuzz target `planetoid`: see `dpgraph_fuzz_entry::run`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| dpgraph_fuzz_entry::run("planetoid", data).expect("a known target"));

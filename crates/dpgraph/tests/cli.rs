@@ -76,9 +76,9 @@ fn errors_are_one_line_and_non_zero() {
     assert!(err.contains("bad.txt:3: self-loop on node 2"), "{err}");
     assert!(out.stdout.is_empty());
 
-    let out = dpgraph(&["datasets", "info", "citeseer"], d.path());
+    let out = dpgraph(&["datasets", "info", "no-such-dataset"], d.path());
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown dataset `citeseer`"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown dataset `no-such-dataset`"));
 
     // Not installed and not installable here (upstream read from an empty folder): one line.
     let empty = tempfile::tempdir().unwrap();
@@ -110,7 +110,7 @@ fn datasets_list_and_info_on_an_installed_dataset() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let list = v["datasets"].as_array().unwrap();
-    assert_eq!(list.len(), 16);
+    assert_eq!(list.len(), 17);
     let cora = list.iter().find(|r| r["name"] == "cora").unwrap();
     assert_eq!(
         (cora["installed"].as_bool(), cora["nodes"].as_u64()),
@@ -384,4 +384,60 @@ fn datasets_install_embedded_upstream_and_manual() {
             (Some(true), Some("upstream"))
         );
     }
+}
+
+#[test]
+fn citeseer_installs_from_the_planetoid_files_and_refuses_a_hostile_pickle() {
+    let planetoid =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/planetoid");
+    if !planetoid.join("ind.citeseer.graph").is_file() {
+        assert!(
+            std::env::var("DPGRAPH_REQUIRE_DATA").as_deref() != Ok("1"),
+            "DPGRAPH_REQUIRE_DATA=1 but {} is missing",
+            planetoid.display()
+        );
+        eprintln!("skipping: {} not found", planetoid.display());
+        return;
+    }
+    let install = |data: &std::path::Path, upstream: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_dpgraph"))
+            .args(["datasets", "install", "citeseer", "--upstream"])
+            .arg(upstream)
+            .env("DPGRAPH_DATA", data)
+            .env_remove("DPGRAPH_MIRROR")
+            .output()
+            .expect("run dpgraph")
+    };
+    let d = tempfile::tempdir().unwrap();
+    let out = install(d.path(), &planetoid);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("checksums verified"));
+    // The same files with a graph pickle that names os.system: one line, exit 1, nothing placed.
+    let evil = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(&planetoid).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, evil.path().join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(
+        evil.path().join("ind.citeseer.graph"),
+        b"\x80\x02cposix\nsystem\nU\x02idR.",
+    )
+    .unwrap();
+    let d2 = tempfile::tempdir().unwrap();
+    let out = install(d2.path(), evil.path());
+    assert_eq!(out.status.code(), Some(1));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("global posix.system is not allowed"),
+        "{text}"
+    );
+    assert!(!d2.path().join("citeseer").exists());
 }

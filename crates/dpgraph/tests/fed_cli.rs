@@ -25,7 +25,7 @@ fn fed_simulate_rejects_bad_input_with_one_line() {
             "fed",
             "simulate",
             "--dataset",
-            "citeseer",
+            "no-such-dataset",
             "--clients",
             "4",
             "--rounds",

@@ -95,6 +95,9 @@ pub enum SourceFormat {
     DgcnnZip,
     /// An OGB graph-property zip (`raw/*.csv.gz`, `split/scaffold/*.csv.gz`, `mapping/`).
     OgbZip,
+    /// The eight Planetoid files `<url>.{x,tx,allx,y,ty,ally,graph,test.index}` (Python 2
+    /// pickles read by a reader that runs nothing; see [`crate::install::planetoid`]).
+    Planetoid,
     /// Provenance only: not a download dpgraph can convert (a folder view, a login page, or a
     /// file that needs a chemistry toolkit).
     Reference,
@@ -108,6 +111,7 @@ impl SourceFormat {
             Self::Files => "files",
             Self::DgcnnZip => "dgcnn-zip",
             Self::OgbZip => "ogb-zip",
+            Self::Planetoid => "planetoid",
             Self::Reference => "reference",
         }
     }
@@ -210,7 +214,8 @@ impl Registry {
     /// ```
     /// let r = graph_core::Registry::embedded();
     /// assert_eq!(r.get("CORA")?.name, "cora"); // case-insensitive
-    /// assert!(r.get("citeseer").is_err());
+    /// assert_eq!(r.get("CiteSeer")?.expect.nodes, Some(3327));
+    /// assert!(r.get("no-such-dataset").is_err());
     /// # Ok::<(), graph_core::GraphError>(())
     /// ```
     pub fn embedded() -> &'static Registry {

@@ -356,6 +356,13 @@ pub(crate) fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
 /// Decade ticks covering `[lo, hi]` (both > 0), at least two; with 1, 2 and 5 × 10^k between
 /// them when the range spans at most two decades.
 pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    // A log axis without positive data (an empty plot) spans one decade.
+    let lo = if lo.is_finite() && lo > 0.0 { lo } else { 1.0 };
+    let hi = if hi.is_finite() && hi >= lo {
+        hi
+    } else {
+        lo * 10.0
+    };
     let a = lo.log10().floor() as i32;
     let b = (hi.log10().ceil() as i32).max(a + 1);
     if b - a > 2 {
@@ -474,6 +481,13 @@ pub(crate) fn style(k: usize) -> Style {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn log_ticks_of_an_empty_or_non_positive_range_span_one_decade() {
+        assert_eq!(log_ticks(0.0, 1.0), [1.0, 2.0]);
+        assert_eq!(log_ticks(f64::NAN, f64::NAN), [1.0, 2.0, 5.0, 10.0]);
+    }
+
     use super::*;
 
     #[test]

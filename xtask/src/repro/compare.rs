@@ -28,6 +28,19 @@ const METRICS: &[(&str, Option<&str>)] = &[
     ("pubi", None),
 ];
 
+/// Text columns that describe a row's state on the machine, not which row it is (`installed`:
+/// yes/no by the data directory), so never part of the key.
+const STATE_COLUMNS: &[&str] = &["installed", "runs", "seeds"];
+
+/// Whether a reference row records that its data was absent (a `not installed` cell): a run on
+/// a machine that has the data replaces it with measured rows, so it is never missing.
+fn documents_absence(row: &Value) -> bool {
+    row.as_object().is_some_and(|m| {
+        m.values()
+            .any(|v| v.as_str().is_some_and(|s| s.contains("not installed")))
+    })
+}
+
 /// Columns holding the paper's value for a row.
 const PAPER: &[&str] = &["paper_value", "required", "published"];
 
@@ -117,7 +130,7 @@ fn key_columns(rows: &[Value]) -> Vec<String> {
                     .iter()
                     .all(|r| matches!(r.get(k.as_str()), Some(Value::String(_))))
         })
-        .filter(|k| !PAPER.contains(&k.as_str()) && k.as_str() != "runs" && k.as_str() != "seeds")
+        .filter(|k| !PAPER.contains(&k.as_str()) && !STATE_COLUMNS.contains(&k.as_str()))
         .cloned()
         .collect()
 }
@@ -159,7 +172,10 @@ pub(crate) fn compare_table(name: &str, run: &Value, reference: &Value, out: &mu
     if same {
         let run_keys: std::collections::BTreeSet<String> =
             nrows.iter().map(|r| row_key(r, &keys)).collect();
-        summary.missing = by_key.keys().filter(|k| !run_keys.contains(*k)).count();
+        summary.missing = by_key
+            .iter()
+            .filter(|(k, r)| !run_keys.contains(*k) && !documents_absence(r))
+            .count();
     }
     for row in &nrows {
         let key = row_key(row, &keys);
@@ -391,6 +407,29 @@ mod tests {
         assert_eq!(c.differing().count(), 0);
         // Another effort is not checked, so nothing is missing.
         assert_eq!(as_full_effort(&run, &reference).missing_rows(), 0);
+    }
+
+    #[test]
+    fn rows_of_absent_data_and_the_installed_column_never_count_as_missing() {
+        let reference = table(
+            "quick",
+            json!([
+                { "dataset": "cora", "installed": "no", "mean": 0.8, "std": 0.0 },
+                { "dataset": "hiv", "metric": "roc_auc", "value": "not installed" },
+            ]),
+        );
+        let run = table(
+            "quick",
+            json!([
+                { "dataset": "cora", "installed": "yes", "mean": 0.8, "std": 0.0 },
+                { "dataset": "hiv", "metric": "roc_auc", "value": "0.71" },
+            ]),
+        );
+        let mut c = Comparison::default();
+        compare_table("t", &run, &reference, &mut c);
+        assert_eq!(c.missing_rows(), 0);
+        // Keyed by dataset alone (`installed` is state): both rows match.
+        assert_eq!(c.tables[0].matched, 2);
     }
 
     #[test]

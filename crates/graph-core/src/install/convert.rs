@@ -25,6 +25,10 @@ pub(crate) fn convert(
         SourceFormat::Files => files(spec, archive, ""),
         SourceFormat::DgcnnZip => dgcnn(spec, source, archive),
         SourceFormat::OgbZip => super::ogb::convert(spec, archive),
+        SourceFormat::Planetoid => Err(convert_err(
+            spec,
+            "Planetoid sources are eight files, not one archive",
+        )),
         SourceFormat::Reference => Err(convert_err(spec, "a reference source is not a download")),
     }
 }

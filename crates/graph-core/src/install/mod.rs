@@ -340,6 +340,9 @@ impl UpstreamInstaller {
         data_dir: &Path,
         progress: &mut dyn Progress,
     ) -> Result<UpstreamOutcome> {
+        if source.format == crate::registry::SourceFormat::Planetoid {
+            return self.try_planetoid(spec, source, data_dir, progress);
+        }
         let limit = source.bytes.unwrap_or_else(|| unpack_limit(spec, source));
         let key = loc.to_string();
         let host = match loc {
@@ -383,6 +386,34 @@ impl UpstreamInstaller {
         Ok(out)
     }
 
+    /// A Planetoid source: its eight files `<url>.<suffix>` (each read from the upstream base
+    /// when one is given, by its last URL segment), converted by [`planetoid::convert`].
+    fn try_planetoid(
+        &mut self,
+        spec: &DatasetSpec,
+        source: &Upstream,
+        data_dir: &Path,
+        progress: &mut dyn Progress,
+    ) -> Result<UpstreamOutcome> {
+        let mut got = HashMap::new();
+        for suffix in planetoid::SUFFIXES {
+            let loc = resolve(&format!("{}.{suffix}", source.url), self.base.as_deref());
+            let bytes = match fetch(&loc, unpack_limit(spec, source), self.timeout, progress) {
+                Ok(b) => b,
+                Err(Fetched::Unreachable(e) | Fetched::Other(e)) => return Err(e),
+            };
+            got.insert(suffix, bytes);
+        }
+        let prefix = source.url.rsplit('/').next().unwrap_or(&spec.name);
+        let name = prefix.strip_prefix("ind.").unwrap_or(prefix);
+        let files = planetoid::convert(name, &|s| got.get(s).cloned())?;
+        let mut out = self.place_converted(spec, source, &files, data_dir)?;
+        if let UpstreamOutcome::Installed { source: shown, .. } = &mut out {
+            *shown = resolve(&format!("{}.*", source.url), self.base.as_deref()).to_string();
+        }
+        Ok(out)
+    }
+
     fn convert_and_place(
         &self,
         spec: &DatasetSpec,
@@ -398,6 +429,17 @@ impl UpstreamInstaller {
             keep.as_ref(),
         )?;
         let files = convert::convert(spec, source, &archive)?;
+        self.place_converted(spec, source, &files, data_dir)
+    }
+
+    /// Checks converted `files` against the registry's checksums and places them.
+    fn place_converted(
+        &self,
+        spec: &DatasetSpec,
+        source: &Upstream,
+        files: &converted::Converted,
+        data_dir: &Path,
+    ) -> Result<UpstreamOutcome> {
         for f in spec.required_files() {
             let b = files.get(&f.path).ok_or_else(|| GraphError::Convert {
                 dataset: spec.name.clone(),

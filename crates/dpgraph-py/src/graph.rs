@@ -201,24 +201,11 @@ pub(crate) fn load_dataset<'py>(
     let ds = py.detach(|| {
         guard(|| {
             let spec = graph_core::Registry::embedded().get(name)?;
-            if !spec.is_installed(&dir) {
-                let report = graph_core::install::Installer::new(&origin).install(
-                    spec,
-                    &dir,
-                    &mut graph_core::install::Quiet,
-                );
-                match report {
-                    graph_core::install::Report::Installed { .. }
-                    | graph_core::install::Report::AlreadyInstalled => {}
-                    graph_core::install::Report::Failed(e) => return Err(e),
-                    graph_core::install::Report::Skipped { reason } => {
-                        return Err(graph_core::GraphError::Registry(format!(
-                            "{name} is not installed in {}: {reason}",
-                            dir.display()
-                        )));
-                    }
-                }
-            }
+            graph_core::install::Installer::new(&origin).install_missing(
+                spec,
+                &dir,
+                &mut graph_core::install::Quiet,
+            )?;
             spec.load(&dir)
         })
     })?;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Subcommand;
-use graph_core::install::{Installer, MIRROR_ENV, Origin, Report, UPSTREAM_ENV};
+use graph_core::install::{Installer, MIRROR_ENV, Origin, UPSTREAM_ENV};
 use graph_core::registry::{DATA_ENV, Dataset, DatasetSpec, data_dir_or_default};
 use graph_core::{GraphStats, Registry};
 use serde_json::{Value, json};
@@ -76,22 +76,13 @@ fn origin(from: Option<String>, upstream: Option<String>, offline: bool, timeout
 pub(crate) fn load_named(name: &str) -> Result<Dataset> {
     let spec = Registry::embedded().get(name)?;
     let dir = data_dir();
-    if !spec.is_installed(&dir) {
-        let mut bars = FirstUse::default();
-        let report = Installer::new(&origin(None, None, false, 60)).install(spec, &dir, &mut bars);
-        match report {
-            Report::Installed { .. } | Report::AlreadyInstalled => eprintln!(
-                "{} (first use, into {})",
-                report.line(&spec.name),
-                dir.display()
-            ),
-            Report::Failed(_) | Report::Skipped { .. } => bail!(
-                "dataset `{}` is not installed in {} and could not be installed: {}",
-                spec.name,
-                dir.display(),
-                report.line(&spec.name)
-            ),
-        }
+    let installed = Installer::new(&origin(None, None, false, 60)).install_missing(
+        spec,
+        &dir,
+        &mut FirstUse::default(),
+    )?;
+    if let Some(line) = installed {
+        eprintln!("{line} (first use, into {})", dir.display());
     }
     Ok(spec.load(&dir)?)
 }

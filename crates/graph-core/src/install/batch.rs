@@ -144,6 +144,34 @@ impl Installer {
         }
     }
 
+    /// First use: installs `spec` into `data_dir` unless it is installed there already.
+    /// `Ok(None)` when it was; `Ok(Some(line))` with [`Report::line`] when it was installed now.
+    ///
+    /// # Errors
+    /// [`GraphError::Registry`] naming the dataset, the folder and the install's report when it
+    /// cannot be installed here (no plain download, offline, every source failed).
+    pub fn install_missing(
+        &mut self,
+        spec: &DatasetSpec,
+        data_dir: &Path,
+        progress: &mut dyn Progress,
+    ) -> Result<Option<String>, GraphError> {
+        if spec.is_installed(data_dir) {
+            return Ok(None);
+        }
+        let report = self.install(spec, data_dir, progress);
+        let line = report.line(&spec.name);
+        if report.is_ok() {
+            Ok(Some(line))
+        } else {
+            Err(GraphError::Registry(format!(
+                "dataset `{}` is not installed in {} and could not be installed: {line}",
+                spec.name,
+                data_dir.display()
+            )))
+        }
+    }
+
     /// Installs `spec` into `data_dir`, reporting each failed source through `progress`.
     pub fn install(
         &mut self,

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::install::archive::Archive;
-use crate::install::converted::{Converted, convert_err};
+use crate::install::converted::{Converted, convert_err, node_layout, uint8_features};
 use crate::install::gzip::{GzipProfile, gzip};
 use crate::registry::{DatasetSpec, Layout, SourceFormat, Upstream};
 
@@ -165,20 +165,8 @@ fn edgerefine_dense(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> 
             format!("{rows} feature rows for {n} nodes"),
         ));
     }
-    let mut fbytes = Vec::with_capacity(rows * cols);
-    for (i, x) in feat.to_f32().into_iter().enumerate() {
-        if !(0.0..=255.0).contains(&x) || x.fract() != 0.0 {
-            return Err(convert_err(
-                spec,
-                format!(
-                    "feature ({}, {}) = {x} is not a uint8 value",
-                    i / cols,
-                    i % cols
-                ),
-            ));
-        }
-        fbytes.push(x as u8);
-    }
+    let fbytes = uint8_features(feat.to_f32().into_iter().map(f64::from), cols)
+        .map_err(|m| convert_err(spec, m))?;
     let label = load("label")?;
     let labels = label
         .to_i64()
@@ -189,15 +177,7 @@ fn edgerefine_dense(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> 
             format!("labels have shape {:?}, expected [{n}]", label.shape),
         ));
     }
-    let lbytes: Vec<u8> = labels.iter().flat_map(|l| l.to_le_bytes()).collect();
-    Ok(Converted::from([
-        ("edges.txt".to_owned(), edges.into_bytes()),
-        (
-            "features.npy".to_owned(),
-            npy_bytes("|u1", &[rows, cols], &fbytes),
-        ),
-        ("labels.npy".to_owned(), npy_bytes("<i8", &[n], &lbytes)),
-    ]))
+    Ok(node_layout(edges, rows, cols, &fbytes, &labels))
 }
 
 /// The DGCNN text format (`<NAME>/<NAME>.txt`: graph count; per graph `n label`; per node

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{GraphError, Result};
-use crate::install::convert::npy_bytes;
+use crate::install::converted::{node_layout, uint8_features};
 use crate::loaders::pickle::{self, Class, Shared, Value};
 
 /// The file suffixes of a Planetoid dataset, `ind.<name>.<suffix>`.
@@ -356,20 +356,7 @@ pub fn convert(
         x[t * cols..(t + 1) * cols].copy_from_slice(&x_old[s * cols..(s + 1) * cols]);
         y[t * classes..(t + 1) * classes].copy_from_slice(&y_old[s * classes..(s + 1) * classes]);
     }
-    let mut features = Vec::with_capacity(n * cols);
-    for (i, &v) in x.iter().enumerate() {
-        if !(0.0..=255.0).contains(&v) || v.fract() != 0.0 {
-            return Err(err(
-                &pallx,
-                format!(
-                    "feature ({}, {}) = {v} is not a uint8 value",
-                    i / cols,
-                    i % cols
-                ),
-            ));
-        }
-        features.push(v as u8);
-    }
+    let features = uint8_features(x, cols).map_err(|m| err(&pallx, m))?;
     let labels = argmax_rows(&Dense {
         rows: n,
         cols: classes,
@@ -393,13 +380,5 @@ pub fn convert(
     for (u, v) in &edges {
         text.push_str(&format!("{u} {v}\n"));
     }
-    let lbytes: Vec<u8> = labels.iter().flat_map(|l| l.to_le_bytes()).collect();
-    Ok(BTreeMap::from([
-        ("edges.txt".to_owned(), text.into_bytes()),
-        (
-            "features.npy".to_owned(),
-            npy_bytes("|u1", &[n, cols], &features),
-        ),
-        ("labels.npy".to_owned(), npy_bytes("<i8", &[n], &lbytes)),
-    ]))
+    Ok(node_layout(text, n, cols, &features, &labels))
 }

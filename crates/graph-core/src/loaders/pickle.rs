@@ -136,6 +136,14 @@ impl<'a> Reader<'a> {
             self.take(4)?.try_into().expect("4 bytes"),
         ))
     }
+    /// A memo key: one byte (`BINPUT`, `BINGET`) or four (`LONG_*`).
+    fn memo_key(&mut self, short: bool) -> Result<u32> {
+        if short {
+            Ok(u32::from(self.u8()?))
+        } else {
+            self.u32()
+        }
+    }
     fn line(&mut self) -> Result<&'a str> {
         let rest = &self.buf[self.pos..];
         let end = rest
@@ -234,22 +242,14 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<Shared> {
                 stack.push(shared(Value::Bytes(r.take(n)?.to_vec())));
             }
             b'q' | b'r' => {
-                let key = if op == b'q' {
-                    u32::from(r.u8()?)
-                } else {
-                    r.u32()?
-                };
+                let key = r.memo_key(op == b'q')?;
                 let top = stack
                     .last()
                     .ok_or_else(|| r.err("memo put on an empty stack"))?;
                 memo.insert(key, Rc::clone(top));
             }
             b'h' | b'j' => {
-                let key = if op == b'h' {
-                    u32::from(r.u8()?)
-                } else {
-                    r.u32()?
-                };
+                let key = r.memo_key(op == b'h')?;
                 let v = memo
                     .get(&key)
                     .ok_or_else(|| r.err(format!("memo key {key} was never stored")))?;

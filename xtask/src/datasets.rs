@@ -55,7 +55,7 @@ pub(crate) fn run(command: DatasetsCommand) -> Result<()> {
                 "name", "task", "installed", "source", "MiB"
             );
             for d in reg.datasets() {
-                let mib = d.files.iter().map(|f| f.bytes).sum::<u64>() as f64 / 1048576.0;
+                let mib = d.size_estimate() as f64 / 1048576.0;
                 println!(
                     "{:<18} {:<22} {:<10} {:<9} {:>9.1}  {}",
                     d.name,

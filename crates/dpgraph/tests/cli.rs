@@ -110,7 +110,7 @@ fn datasets_list_and_info_on_an_installed_dataset() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let list = v["datasets"].as_array().unwrap();
-    assert_eq!(list.len(), 17);
+    assert_eq!(list.len(), 19);
     let cora = list.iter().find(|r| r["name"] == "cora").unwrap();
     assert_eq!(
         (cora["installed"].as_bool(), cora["nodes"].as_u64()),

@@ -117,6 +117,22 @@ pub enum GraphError {
         /// The data directory searched.
         dir: PathBuf,
     },
+    /// A dataset checked by its counts (no checksum in the registry) whose load gives another
+    /// count than the registry's `expect`.
+    #[error(
+        "dataset {dataset}: {what} is {}, the registry expects {expected} (a dataset without checksums is checked by its published counts)",
+        actual.map_or_else(|| "absent".to_owned(), |a| a.to_string())
+    )]
+    Counts {
+        /// Dataset name.
+        dataset: String,
+        /// Which count (`nodes`, `edges`, `rows of FILE`, …).
+        what: String,
+        /// The registry's count.
+        expected: usize,
+        /// The loaded count (`None`: the loader has no such count).
+        actual: Option<usize>,
+    },
     /// A file whose SHA-256 does not match the registry.
     #[error("checksum mismatch for {file}: expected {expected}, got {actual}")]
     Checksum {

@@ -69,10 +69,14 @@ pub enum Layout {
 pub struct FileSpec {
     /// Path relative to the dataset folder.
     pub path: String,
-    /// Lower-case hex SHA-256 of the file's bytes.
-    pub sha256: String,
-    /// Size in bytes.
-    pub bytes: u64,
+    /// Lower-case hex SHA-256 of the file's bytes; `None` for a dataset whose bytes could not
+    /// be fetched where the registry was written: it is then [checked by its
+    /// counts](DatasetSpec::checked_by_counts) instead.
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// Size in bytes, where known (with the checksum).
+    #[serde(default)]
+    pub bytes: Option<u64>,
     /// Kept for provenance only (a source file the dataset was converted from, or a table of
     /// the conversion): installed from a mirror, not produced by upstream converters, not needed
     /// to load the dataset, and checked only when present.
@@ -95,6 +99,9 @@ pub enum SourceFormat {
     DgcnnZip,
     /// An OGB graph-property zip (`raw/*.csv.gz`, `split/scaffold/*.csv.gz`, `mapping/`).
     OgbZip,
+    /// A gnn-benchmark `.npz` (CSR adjacency and attributes, labels; Shchur et al. 2018), as
+    /// PyTorch Geometric's `Coauthor` reads it (see `install::npz`).
+    GnnBenchmarkNpz,
     /// The eight Planetoid files `<url>.{x,tx,allx,y,ty,ally,graph,test.index}` (Python 2
     /// pickles read by a reader that runs nothing; see [`crate::install::planetoid`]).
     Planetoid,
@@ -111,6 +118,7 @@ impl SourceFormat {
             Self::Files => "files",
             Self::DgcnnZip => "dgcnn-zip",
             Self::OgbZip => "ogb-zip",
+            Self::GnnBenchmarkNpz => "gnn-benchmark-npz",
             Self::Planetoid => "planetoid",
             Self::Reference => "reference",
         }
@@ -170,6 +178,100 @@ pub struct Expect {
     /// Data rows (header excluded) of CSV files.
     #[serde(default)]
     pub rows: BTreeMap<String, usize>,
+}
+
+impl Expect {
+    /// The counts that identify a dataset of `layout` when no checksum does (see
+    /// [`DatasetSpec::checked_by_counts`]).
+    pub fn identifying(layout: Layout) -> &'static [&'static str] {
+        match layout {
+            Layout::NodeNpy => &["nodes", "edges", "classes", "features"],
+            Layout::Tu => &["graphs", "nodes", "edges", "classes"],
+            Layout::AmlFiles => &["rows"],
+        }
+    }
+
+    /// Whether every [identifying](Self::identifying) count of `layout` is given.
+    pub fn identifies(&self, layout: Layout) -> bool {
+        match layout {
+            Layout::NodeNpy => [self.nodes, self.edges, self.classes, self.features]
+                .iter()
+                .all(Option::is_some),
+            Layout::Tu => [self.graphs, self.nodes, self.edges, self.classes]
+                .iter()
+                .all(Option::is_some),
+            Layout::AmlFiles => !self.rows.is_empty(),
+        }
+    }
+
+    /// Compares the counts of a loaded dataset with the given ones (counts that are `None` are
+    /// not compared).
+    ///
+    /// # Errors
+    /// [`GraphError::Counts`] naming the first count that differs.
+    ///
+    /// # Example
+    /// ```
+    /// use graph_core::registry::{Dataset, Expect, Registry};
+    /// let spec = Registry::embedded().get("MUTAG")?;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// graph_core::install::UpstreamInstaller::new().install_embedded_only(spec, dir.path())?;
+    /// let ds = spec.load(dir.path())?;
+    /// spec.expect.check("MUTAG", &ds)?;
+    /// let wrong = Expect { graphs: Some(187), ..spec.expect.clone() };
+    /// assert!(wrong.check("MUTAG", &ds).is_err());
+    /// # Ok::<(), graph_core::GraphError>(())
+    /// ```
+    pub fn check(&self, dataset: &str, ds: &Dataset) -> Result<()> {
+        let mut found: Vec<(&'static str, Option<usize>, Option<usize>)> = Vec::new();
+        match ds {
+            Dataset::Nodes(d) => {
+                found.push(("nodes", self.nodes, Some(d.graph().num_nodes())));
+                found.push(("edges", self.edges, Some(d.graph().num_edges())));
+                found.push(("classes", self.classes, Some(d.num_classes())));
+                found.push(("features", self.features, Some(d.features().ncols())));
+            }
+            Dataset::Graphs(d) => {
+                found.push(("graphs", self.graphs, Some(d.len())));
+                found.push(("nodes", self.nodes, Some(d.total_nodes())));
+                found.push(("edges", self.edges, Some(d.total_edges())));
+                found.push(("classes", self.classes, d.targets().num_classes()));
+                for (split, want) in [
+                    ("train", self.train),
+                    ("valid", self.valid),
+                    ("test", self.test),
+                ] {
+                    found.push((split, want, d.split(split).map(<[usize]>::len)));
+                }
+            }
+            Dataset::Files(t) => {
+                for (file, &want) in &self.rows {
+                    let got = t.rows.get(file).copied();
+                    if got != Some(want) {
+                        return Err(GraphError::Counts {
+                            dataset: dataset.to_owned(),
+                            what: format!("rows of {file}"),
+                            expected: want,
+                            actual: got,
+                        });
+                    }
+                }
+            }
+        }
+        for (what, want, got) in found {
+            if let Some(want) = want
+                && got != Some(want)
+            {
+                return Err(GraphError::Counts {
+                    dataset: dataset.to_owned(),
+                    what: what.to_owned(),
+                    expected: want,
+                    actual: got,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A registry entry.
@@ -260,9 +362,17 @@ impl Registry {
                 }
             }
             for f in &d.files {
-                if f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+                if let Some(sha) = &f.sha256
+                    && (sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()))
+                {
                     return Err(GraphError::Registry(format!(
                         "{}/{}: sha256 must be 64 hex digits",
+                        d.name, f.path
+                    )));
+                }
+                if f.sha256.is_some() != f.bytes.is_some() {
+                    return Err(GraphError::Registry(format!(
+                        "{}/{}: give both sha256 and bytes, or neither (a dataset checked by its counts)",
                         d.name, f.path
                     )));
                 }
@@ -276,6 +386,14 @@ impl Registry {
                         d.name, f.path
                     )));
                 }
+            }
+            if d.checked_by_counts() && !d.expect.identifies(d.layout) {
+                return Err(GraphError::Registry(format!(
+                    "{}: a file without sha256 needs the counts that identify the dataset in \
+                     `expect` ({})",
+                    d.name,
+                    Expect::identifying(d.layout).join(", ")
+                )));
             }
         }
         Ok(reg)
@@ -339,8 +457,37 @@ impl DatasetSpec {
     pub fn is_installed(&self, data_dir: &Path) -> bool {
         let dir = self.dir(data_dir);
         self.files.iter().filter(|f| !f.provenance).all(|f| {
-            fs::metadata(dir.join(&f.path)).is_ok_and(|m| m.is_file() && m.len() == f.bytes)
+            fs::metadata(dir.join(&f.path))
+                .is_ok_and(|m| m.is_file() && f.bytes.is_none_or(|b| m.len() == b))
         })
+    }
+
+    /// Total size of the installed files where the registry knows every size.
+    pub fn known_bytes(&self) -> Option<u64> {
+        self.files.iter().map(|f| f.bytes).sum()
+    }
+
+    /// An upper estimate of the installed size, for decompression limits: the registry's sizes
+    /// where known, else one from the counts (dense float32 features, 32 bytes per edge, 8 per
+    /// node).
+    pub fn size_estimate(&self) -> u64 {
+        self.known_bytes().unwrap_or_else(|| {
+            let e = &self.expect;
+            let nodes = e.nodes.unwrap_or(0) as u64;
+            let features = e.features.unwrap_or(0) as u64;
+            let edges = e.edges.unwrap_or(0) as u64;
+            nodes
+                .saturating_mul(features.saturating_add(2))
+                .saturating_mul(4)
+                .saturating_add(edges.saturating_mul(32))
+        })
+    }
+
+    /// Whether some file has no checksum in the registry (its bytes could not be fetched where
+    /// the registry was written), so that installs and [`verify`](Self::verify) check the
+    /// dataset by loading it and comparing its [`expect`](Self::expect) counts.
+    pub fn checked_by_counts(&self) -> bool {
+        self.files.iter().any(|f| f.sha256.is_none())
     }
 
     /// The files an upstream converter must produce (all but the provenance files).
@@ -365,13 +512,21 @@ impl DatasetSpec {
         }
     }
 
-    /// Verifies every installed file against its checksum (provenance files only when present).
+    /// Verifies every installed file against its checksum (provenance files only when present);
+    /// a dataset [checked by its counts](Self::checked_by_counts) is loaded and its counts
+    /// compared with [`expect`](Self::expect).
     ///
     /// # Errors
     /// [`GraphError::MissingFile`], [`GraphError::Io`] or [`GraphError::Checksum`] for the first
-    /// file that is absent, unreadable or different.
+    /// file that is absent, unreadable or different; [`GraphError::Counts`] for a count that
+    /// differs; any loader error.
     pub fn verify(&self, data_dir: &Path) -> Result<()> {
-        let dir = self.dir(data_dir);
+        self.verify_dir(&self.dir(data_dir))
+    }
+
+    /// [`verify`](Self::verify) on the dataset's own folder `dir` (a temporary folder during an
+    /// install).
+    pub(crate) fn verify_dir(&self, dir: &Path) -> Result<()> {
         for f in &self.files {
             let p = dir.join(&f.path);
             if f.provenance && !p.exists() {
@@ -380,8 +535,13 @@ impl DatasetSpec {
             if !p.is_file() {
                 return Err(GraphError::MissingFile { path: p });
             }
-            let bytes = fs::read(&p).map_err(|e| GraphError::io(&p, e))?;
-            check_sum(&self.name, f, &bytes)?;
+            if f.sha256.is_some() {
+                let bytes = fs::read(&p).map_err(|e| GraphError::io(&p, e))?;
+                check_sum(&self.name, f, &bytes)?;
+            }
+        }
+        if self.checked_by_counts() {
+            self.expect.check(&self.name, &self.load_dir(dir)?)?;
         }
         Ok(())
     }
@@ -397,21 +557,30 @@ impl DatasetSpec {
                 dir: data_dir.to_path_buf(),
             });
         }
-        let dir = self.dir(data_dir);
+        self.load_dir(&self.dir(data_dir))
+    }
+
+    /// Loads the dataset from its own folder `dir`, by layout.
+    fn load_dir(&self, dir: &Path) -> Result<Dataset> {
         Ok(match self.layout {
-            Layout::NodeNpy => Dataset::Nodes(load_node_npy(&dir, &self.name)?),
-            Layout::Tu => Dataset::Graphs(load_tu(&dir, &self.name)?),
-            Layout::AmlFiles => Dataset::Files(FileTables::read(&dir, self)?),
+            Layout::NodeNpy => Dataset::Nodes(load_node_npy(dir, &self.name)?),
+            Layout::Tu => Dataset::Graphs(load_tu(dir, &self.name)?),
+            Layout::AmlFiles => Dataset::Files(FileTables::read(dir, self)?),
         })
     }
 }
 
+/// Checks `bytes` against the checksum of `f`; a file without one passes (its dataset is
+/// [checked by its counts](DatasetSpec::checked_by_counts) once in place).
 pub(crate) fn check_sum(dataset: &str, f: &FileSpec, bytes: &[u8]) -> Result<()> {
+    let Some(expected) = &f.sha256 else {
+        return Ok(());
+    };
     let actual = sha256_hex(bytes);
-    if !actual.eq_ignore_ascii_case(&f.sha256) {
+    if !actual.eq_ignore_ascii_case(expected) {
         return Err(GraphError::Checksum {
             file: format!("{dataset}/{}", f.path),
-            expected: f.sha256.clone(),
+            expected: expected.clone(),
             actual,
         });
     }
@@ -546,6 +715,9 @@ pub(crate) fn place(spec: &DatasetSpec, data_dir: &Path, files: &[(&str, &[u8])]
             }
             fs::write(&dest, bytes).map_err(|e| GraphError::io(&dest, e))?;
         }
+        if spec.checked_by_counts() {
+            spec.verify_dir(&tmp)?;
+        }
         Ok(())
     };
     if let Err(e) = write() {
@@ -596,9 +768,18 @@ mod tests {
             assert!(!d.files.is_empty() && !d.upstream.is_empty());
         }
         assert!(matches!(
-            r.get("pubmed"),
+            r.get("ogbn-arxiv"),
             Err(GraphError::UnknownDataset { .. })
         ));
+        // Checked by counts: no checksums, identifying counts given.
+        for name in ["pubmed", "msacademic"] {
+            let d = r.get(name).unwrap();
+            assert!(
+                d.checked_by_counts() && d.expect.identifies(d.layout),
+                "{name}"
+            );
+        }
+        assert!(!r.get("citeseer").unwrap().checked_by_counts());
     }
 
     #[test]
@@ -617,6 +798,28 @@ mod tests {
             "0".repeat(64)
         );
         assert!(Registry::from_toml_str(&escape).is_err());
+        // A file without a checksum needs the identifying counts, and sha256 comes with bytes.
+        let node = ok
+            .replace("task='transactions'", "task='node-classification'")
+            .replace("layout='aml-files'", "layout='node-npy'");
+        let counts_only = format!("{node}[[dataset.files]]\npath='edges.txt'\n");
+        let e = Registry::from_toml_str(&counts_only)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nodes, edges, classes, features"), "{e}");
+        let with_counts = counts_only.replace(
+            "upstream=[]",
+            "upstream=[]\nexpect={ nodes=3, edges=2, classes=2, features=4 }",
+        );
+        assert!(Registry::from_toml_str(&with_counts).unwrap().datasets()[0].checked_by_counts());
+        let half = format!(
+            "{ok}[[dataset.files]]\npath='a'\nsha256='{}'",
+            "0".repeat(64)
+        );
+        assert!(
+            Registry::from_toml_str(&half).is_err(),
+            "sha256 without bytes"
+        );
         let src = |u: &str| ok.replace("upstream=[]", &format!("upstream=[{u}]")) + "files=[]";
         let good = src("{ url = 'https://h/x.zip', format = 'files', sha256 = '' }");
         assert!(
@@ -669,8 +872,8 @@ mod tests {
                 .iter()
                 .map(|(p, b)| FileSpec {
                     path: (*p).into(),
-                    sha256: sha256_hex(b),
-                    bytes: b.len() as u64,
+                    sha256: Some(sha256_hex(b)),
+                    bytes: Some(b.len() as u64),
                     provenance: false,
                 })
                 .collect(),

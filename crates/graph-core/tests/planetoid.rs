@@ -171,3 +171,35 @@ fn mutated_pickles_never_panic() {
     // Most mutations break the set; some (inside raw array data) leave it valid.
     assert!(errors > 1000 && ok > 10, "ok {ok}, errors {errors}");
 }
+
+/// PubMed's features are TF-IDF weights, not counts: a set whose `allx` holds a fraction converts
+/// to float32 features (the value kept), as PyTorch Geometric reads it.
+#[test]
+fn fractional_features_convert_to_float32() {
+    let seed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/planetoid/seed-tiny"),
+    )
+    .unwrap();
+    let mut parts: Vec<Vec<u8>> = seed.split(|&b| b == 0xFF).map(<[u8]>::to_vec).collect();
+    let allx = SUFFIXES.iter().position(|&s| s == "allx").unwrap();
+    let two = 2.0f32.to_le_bytes();
+    let at = parts[allx]
+        .windows(4)
+        .position(|w| w == two)
+        .expect("allx holds 2.0");
+    parts[allx][at..at + 4].copy_from_slice(&0.25f32.to_le_bytes());
+    let file = |s: &str| {
+        let i = SUFFIXES.iter().position(|&x| x == s)?;
+        Some(parts[i].clone())
+    };
+    let out = convert("tiny", &file).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("features.npy"), &out["features.npy"]).unwrap();
+    let x = graph_core::io::read_npy(&dir.path().join("features.npy")).unwrap();
+    assert_eq!(x.shape, [4, 3]);
+    assert_eq!(
+        x.to_f32(),
+        [1.0, 0.0, 0.0, 0.0, 1.0, 0.25, 3.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    );
+    assert!(matches!(x.data, graph_core::io::NpyData::F32(_)));
+}

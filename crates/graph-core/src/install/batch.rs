@@ -62,6 +62,9 @@ pub enum Report {
         files: usize,
         /// Provenance files not provided by this source.
         provenance_left_out: Vec<String>,
+        /// Verified by the registry's counts, not checksums (see
+        /// [`DatasetSpec::checked_by_counts`]).
+        by_counts: bool,
     },
     /// Already installed and verified.
     AlreadyInstalled,
@@ -87,9 +90,14 @@ impl Report {
                 source,
                 files,
                 provenance_left_out,
+                by_counts,
             } => {
-                let mut s =
-                    format!("{name}: installed {files} files from {source}, checksums verified");
+                let verified = if *by_counts {
+                    "counts verified (the registry has no checksums for it)"
+                } else {
+                    "checksums verified"
+                };
+                let mut s = format!("{name}: installed {files} files from {source}, {verified}");
                 if !provenance_left_out.is_empty() {
                     s.push_str(&format!(
                         " (provenance files only in the mirror: {})",
@@ -179,12 +187,26 @@ impl Installer {
         data_dir: &Path,
         progress: &mut dyn Progress,
     ) -> Report {
+        let by_counts = spec.checked_by_counts();
         if let (Some(source), Origin::Mirror(from)) = (&self.mirror, &self.origin) {
+            if by_counts
+                && let Some(first) = spec.required_files().next()
+                && let Err(e) = source.fetch(&spec.name, &first.path)
+                && e.kind() == std::io::ErrorKind::NotFound
+            {
+                return Report::Skipped {
+                    reason: format!(
+                        "not in the mirror {from} (its bytes are not pinned by checksums; \
+                         install it from upstream)"
+                    ),
+                };
+            }
             return match install(spec, source.as_ref(), data_dir) {
                 Ok(InstallOutcome::Installed) => Report::Installed {
                     source: from.clone(),
                     files: spec.files.len(),
                     provenance_left_out: vec![],
+                    by_counts,
                 },
                 Ok(InstallOutcome::AlreadyInstalled) => Report::AlreadyInstalled,
                 Err(e) => Report::Failed(e),
@@ -213,6 +235,7 @@ impl Installer {
                 source,
                 files,
                 provenance_left_out,
+                by_counts,
             },
             Ok(UpstreamOutcome::AlreadyInstalled) => Report::AlreadyInstalled,
             Err(GraphError::Manual { steps, .. }) => Report::Skipped {

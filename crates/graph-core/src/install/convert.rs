@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::install::archive::Archive;
-use crate::install::converted::{Converted, convert_err, node_layout, uint8_features};
+use crate::install::converted::{Converted, Features, convert_err, node_layout, uint8_features};
 use crate::install::gzip::{GzipProfile, gzip};
 use crate::registry::{DatasetSpec, Layout, SourceFormat, Upstream};
 
@@ -25,6 +25,7 @@ pub(crate) fn convert(
         SourceFormat::Files => files(spec, archive, ""),
         SourceFormat::DgcnnZip => dgcnn(spec, source, archive),
         SourceFormat::OgbZip => super::ogb::convert(spec, archive),
+        SourceFormat::GnnBenchmarkNpz => super::npz::convert(spec, archive),
         SourceFormat::Planetoid => Err(convert_err(
             spec,
             "Planetoid sources are eight files, not one archive",
@@ -177,7 +178,13 @@ fn edgerefine_dense(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> 
             format!("labels have shape {:?}, expected [{n}]", label.shape),
         ));
     }
-    Ok(node_layout(edges, rows, cols, &fbytes, &labels))
+    Ok(node_layout(
+        edges,
+        rows,
+        cols,
+        &Features::U8(fbytes),
+        &labels,
+    ))
 }
 
 /// The DGCNN text format (`<NAME>/<NAME>.txt`: graph count; per graph `n label`; per node

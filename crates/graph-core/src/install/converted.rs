@@ -42,22 +42,53 @@ pub(crate) fn uint8_features(
         .collect()
 }
 
+/// Feature values as the node layout stores them.
+pub(crate) enum Features {
+    /// Small non-negative integers (bag-of-words counts, binary indicators): `|u1`.
+    U8(Vec<u8>),
+    /// Anything else (TF-IDF weights): `<f4`, as PyTorch Geometric's `float` tensors.
+    F32(Vec<f32>),
+}
+
+impl Features {
+    /// `values` (row-major, `cols` a row) as uint8 when every value is one, else as float32;
+    /// the message names the first value that is not finite.
+    pub(crate) fn from_values(values: Vec<f64>, cols: usize) -> std::result::Result<Self, String> {
+        if let Some(i) = values.iter().position(|x| !x.is_finite()) {
+            return Err(format!(
+                "feature ({}, {}) = {} is not finite",
+                i / cols.max(1),
+                i % cols.max(1),
+                values[i]
+            ));
+        }
+        match uint8_features(values.iter().copied(), cols) {
+            Ok(b) => Ok(Self::U8(b)),
+            Err(_) => Ok(Self::F32(values.into_iter().map(|x| x as f32).collect())),
+        }
+    }
+}
+
 /// The node layout's files: `edges.txt` (`edges`, one `u v` line each), `features.npy`
-/// (uint8, `[rows, cols]`) and `labels.npy` (int64).
+/// (uint8 or float32, `[rows, cols]`) and `labels.npy` (int64).
 pub(crate) fn node_layout(
     edges: String,
     rows: usize,
     cols: usize,
-    features: &[u8],
+    features: &Features,
     labels: &[i64],
 ) -> Converted {
     let lbytes: Vec<u8> = labels.iter().flat_map(|l| l.to_le_bytes()).collect();
+    let features = match features {
+        Features::U8(b) => super::convert::npy_bytes("|u1", &[rows, cols], b),
+        Features::F32(v) => {
+            let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            super::convert::npy_bytes("<f4", &[rows, cols], &b)
+        }
+    };
     Converted::from([
         ("edges.txt".to_owned(), edges.into_bytes()),
-        (
-            "features.npy".to_owned(),
-            super::convert::npy_bytes("|u1", &[rows, cols], features),
-        ),
+        ("features.npy".to_owned(), features),
         (
             "labels.npy".to_owned(),
             super::convert::npy_bytes("<i8", &[labels.len()], &lbytes),

@@ -24,6 +24,7 @@ mod converted;
 #[cfg(feature = "embedded")]
 mod embedded;
 mod gzip;
+mod npz;
 mod ogb;
 pub mod planetoid;
 
@@ -197,8 +198,7 @@ impl std::fmt::Debug for UpstreamInstaller {
 /// matrices are far larger than the converted edge lists), unless the source's own size says
 /// more.
 fn unpack_limit(spec: &DatasetSpec, source: &Upstream) -> u64 {
-    let total: u64 = spec.files.iter().map(|f| f.bytes).sum();
-    total
+    spec.size_estimate()
         .saturating_mul(64)
         .saturating_add(16 << 20)
         .max(source.bytes.unwrap_or(0))

@@ -48,10 +48,7 @@ const REL_TOL: f64 = 1e-7;
 /// for a file this converter does not make.
 pub(crate) fn convert(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> {
     let limit = spec
-        .files
-        .iter()
-        .map(|f| f.bytes)
-        .sum::<u64>()
+        .size_estimate()
         .saturating_mul(64)
         .saturating_add(16 << 20);
     convert_with_limit(spec, archive, limit)

@@ -1,5 +1,6 @@
 //! Planetoid's files (`ind.<name>.{x,tx,allx,y,ty,ally,graph,test.index}`, Yang et al. 2016)
-//! → the node layout (`edges.txt`, `features.npy` uint8, `labels.npy` int64), as PyTorch
+//! → the node layout (`edges.txt`, `features.npy` uint8 — float32 where a value is not a small
+//! integer, PubMed's TF-IDF weights —, `labels.npy` int64), as PyTorch
 //! Geometric's `Planetoid` reads them: nodes are `allx`'s rows, then the test range
 //! `min(test.index)..=max(test.index)` (ids of the range missing from `test.index`, CiteSeer's
 //! isolated nodes, get all-zero features and label 0); test row `i` goes to node
@@ -10,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{GraphError, Result};
-use crate::install::converted::{node_layout, uint8_features};
+use crate::install::converted::{Features, node_layout};
 use crate::loaders::pickle::{self, Class, Shared, Value};
 
 /// The file suffixes of a Planetoid dataset, `ind.<name>.<suffix>`.
@@ -275,12 +276,13 @@ fn argmax_rows(m: &Dense) -> Vec<i64> {
 }
 
 /// Converts the Planetoid files of dataset `name`, fetched by suffix ([`SUFFIXES`]) from
-/// `file`, into `edges.txt`, `features.npy` (uint8) and `labels.npy` (int64).
+/// `file`, into `edges.txt`, `features.npy` (uint8, or float32 when some value is not a small
+/// non-negative integer) and `labels.npy` (int64).
 ///
 /// # Errors
 /// [`GraphError::MissingFile`] for a file `file` does not give; [`GraphError::Format`]
 /// naming the file for a pickle outside the subset ([`pickle::read`]), arrays whose shapes do
-/// not fit each other, a feature that is not a uint8 value, or an id out of range.
+/// not fit each other, a feature that is not finite, or an id out of range.
 ///
 /// # Complexity
 /// O(nodes · features) to densify the features, O(m log m) for the edges.
@@ -356,7 +358,7 @@ pub fn convert(
         x[t * cols..(t + 1) * cols].copy_from_slice(&x_old[s * cols..(s + 1) * cols]);
         y[t * classes..(t + 1) * classes].copy_from_slice(&y_old[s * classes..(s + 1) * classes]);
     }
-    let features = uint8_features(x, cols).map_err(|m| err(&pallx, m))?;
+    let features = Features::from_values(x, cols).map_err(|m| err(&pallx, m))?;
     let labels = argmax_rows(&Dense {
         rows: n,
         cols: classes,

@@ -6,7 +6,7 @@ use cefedgnn::paper::{
     AmlSetting, CitationSetting, Plan, Runs, Setting, local_steps_table, methods_table,
     privacy_table,
 };
-use cefedgnn::train::{FedTask, Method, ModelKind};
+use cefedgnn::train::{FedTask, Method, ModelKind, PartitionKind};
 use graph_core::NodeDataset;
 use graph_core::generate::ContextualSbm;
 use rand::SeedableRng;
@@ -60,6 +60,7 @@ fn quick_and_full_plans() {
     let cora5 = CitationSetting {
         dataset: "cora".into(),
         clients: 5,
+        partition: PartitionKind::Louvain,
     };
     assert_eq!(q.citation, vec![cora5.clone()]);
     let gine = |accounts| AmlSetting {
@@ -76,8 +77,20 @@ fn quick_and_full_plans() {
     assert_eq!(q.seeds, [0]);
 
     let f = Plan::full();
-    assert_eq!(f.citation.len(), 5);
+    let names: Vec<&str> = f.citation.iter().map(|c| c.dataset.as_str()).collect();
+    assert_eq!(
+        names,
+        ["cora", "citeseer", "pubmed", "msacademic", "cora", "cora"]
+    );
     assert_eq!(f.citation[0], cora5);
+    assert_eq!(f.citation[4].partition, PartitionKind::Random);
+    assert_eq!(
+        f.sweep_config(ModelKind::Gcn, 1024).rounds,
+        8,
+        ">= 8 rounds at K = 1024"
+    );
+    assert_eq!(q.sweep_config(ModelKind::Gcn, 128).rounds, 16);
+    assert_eq!(f.k_sweep_methods.len(), 3);
     let gin = AmlSetting {
         accounts: 2000,
         model: ModelKind::Gin,
@@ -107,14 +120,17 @@ fn settings_skip_missing_data_and_mark_the_primary_ones() {
             CitationSetting {
                 dataset: "missing".into(),
                 clients: 3,
+                partition: PartitionKind::Random,
             },
             CitationSetting {
                 dataset: "csbm".into(),
                 clients: 2,
+                partition: PartitionKind::Random,
             },
             CitationSetting {
                 dataset: "csbm".into(),
                 clients: 3,
+                partition: PartitionKind::Louvain,
             },
         ],
         aml: vec![
@@ -135,8 +151,8 @@ fn settings_skip_missing_data_and_mark_the_primary_ones() {
     assert_eq!(
         labels,
         [
-            "csbm N=2",
-            "csbm N=3",
+            "csbm N=2 random",
+            "csbm N=3 louvain",
             "aml-gen-300 Gine",
             "aml-gen-300 Gin"
         ]

@@ -10,12 +10,14 @@
 //! - [`Runs`]: the seeds protocol (each configuration over the setting's seeds, finished runs
 //!   reused by the sweeps, diverged runs left out of the means and listed);
 //! - [`methods_table`], [`local_steps_table`], [`privacy_table`]: one table of one setting as
-//!   typed rows ([`MethodRow`], [`LocalStepsRow`], [`PrivacyRow`]).
+//!   typed rows ([`MethodRow`], [`LocalStepsRow`], [`PrivacyRow`]);
+//! - [`paper_f1`] and [`ordering_row`]: the paper's Table 2 beside a setting's rows, and whether
+//!   its ordering of the methods holds ([`OrderingRow`]).
 //!
 //! # Example
 //! ```
 //! use cefedgnn::paper::{Plan, Runs, Setting, methods_table};
-//! use cefedgnn::train::Method;
+//! use cefedgnn::train::{Method, PartitionKind};
 //! use graph_core::generate::ContextualSbm;
 //! use rand::SeedableRng;
 //!
@@ -23,7 +25,7 @@
 //! let ds = ContextualSbm { n: 120, classes: 2, p_in: 0.1, p_out: 0.01, dim: 8, mu: 1.0 }
 //!     .sample(&mut rng)?;
 //! let plan = Plan { citation_steps: 8, k_default: 4, seeds: vec![0], ..Plan::quick() };
-//! let mut setting = Setting::citation("csbm", &ds, 2, 7)?;
+//! let mut setting = Setting::citation("csbm", &ds, 2, PartitionKind::Random, 7)?;
 //! setting.primary = true;
 //! let rows = methods_table(&plan, &setting, &mut Runs::new(false))?;
 //! assert_eq!(rows.len(), Method::ALL.len());
@@ -32,11 +34,13 @@
 //! ```
 
 mod plan;
+mod reference;
 mod runs;
 mod setting;
 mod tables;
 
 pub use plan::{AmlSetting, CitationSetting, Plan};
+pub use reference::{OrderingRow, PAPER_ORDER, PAPER_SOURCE, ordering_row, paper_f1};
 pub use runs::Runs;
 pub use setting::{AML_SPLIT, CITATION_SPLIT, Setting, aml_gen_config, aml_task};
 pub use tables::{

@@ -4,15 +4,17 @@
 
 use serde::Serialize;
 
-use crate::train::{FedTrainConfig, ModelKind};
+use crate::train::{FedTrainConfig, Method, ModelKind, PartitionKind};
 
-/// A citation graph of the plan, split into `clients` clients (GCN, macro-F1).
+/// A citation graph of the plan, split into `clients` clients by `partition` (GCN, macro-F1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CitationSetting {
     /// Registry name of the dataset.
     pub dataset: String,
     /// Number of clients N.
     pub clients: usize,
+    /// How nodes are assigned to clients.
+    pub partition: PartitionKind,
 }
 
 /// A generated multi-bank AML graph of the plan ([`super::aml_gen_config`]), one client per
@@ -41,19 +43,25 @@ pub struct Plan {
     pub aml_steps: u32,
     /// K of the methods table and the σ₀ sweep.
     pub k_default: u32,
-    /// The K sweep of the primary settings (same T).
+    /// The K sweep of the primary settings (same T: [`Plan::k_sweep_steps`]).
     pub k_sweep: Vec<u32>,
+    /// Total local steps T per client of the K sweep on citation graphs, large enough for at
+    /// least 8 rounds at the largest K (AML sweeps use [`Plan::aml_steps`]).
+    pub k_sweep_steps: u32,
+    /// The methods run over the K sweep (the paper's Figure 2 compares them as K grows).
+    pub k_sweep_methods: Vec<Method>,
     /// The σ₀ sweep (noise multiplier of the released rows).
     pub sigmas: Vec<f64>,
     /// Training seeds (initialisation, sampling, dropout, noise) averaged in a row.
     pub seeds: Vec<u64>,
 }
 
-fn citation(list: &[(&str, usize)]) -> Vec<CitationSetting> {
+fn citation(list: &[(&str, usize, PartitionKind)]) -> Vec<CitationSetting> {
     list.iter()
-        .map(|&(dataset, clients)| CitationSetting {
+        .map(|&(dataset, clients, partition)| CitationSetting {
             dataset: dataset.into(),
             clients,
+            partition,
         })
         .collect()
 }
@@ -65,33 +73,41 @@ fn aml(list: &[(usize, ModelKind)]) -> Vec<AmlSetting> {
 }
 
 impl Plan {
-    /// `cargo xtask repro --quick`: Cora with 5 clients, the 2,000-account AML graph with GINE,
-    /// 2048 (citation) / 256 (AML) steps per client, K ∈ {1, 8, 32, 128}, σ₀ ∈ {0.5, 1, 1.2},
-    /// seed 0.
+    /// `cargo xtask repro --quick`: Cora with 5 clients of FedSage+'s Louvain grouping (the
+    /// partition of the paper's citation datasets), the 2,000-account AML graph with GINE,
+    /// 2048 (citation) / 256 (AML) steps per client, K ∈ {1, 8, 32, 128} (CE-FedGNN, T = 2048),
+    /// σ₀ ∈ {0.5, 1, 1.2}, seed 0.
     pub fn quick() -> Self {
         Self {
-            citation: citation(&[("cora", 5)]),
+            citation: citation(&[("cora", 5, PartitionKind::Louvain)]),
             aml: aml(&[(2000, ModelKind::Gine)]),
             citation_steps: 2048,
             aml_steps: 256,
             k_default: 32,
             k_sweep: vec![1, 8, 32, 128],
+            k_sweep_steps: 2048,
+            k_sweep_methods: vec![Method::CeFedGnn],
             sigmas: vec![0.5, 1.0, 1.2],
             seeds: vec![0],
         }
     }
 
-    /// `cargo xtask repro --full`: Cora (5 and 10 clients), ACM, DBLP and AMAP; AML graphs of
-    /// 2,000 accounts (GINE and GIN), 4,000 and 8,000 accounts (GINE); 2048 / 512 steps per
-    /// client, K up to 1024, seeds 0–2.
+    /// `cargo xtask repro --full`: the paper's citation datasets (Cora, CiteSeer, PubMed,
+    /// MSAcademic; those installed) with 5 clients of the Louvain grouping, and Cora with the
+    /// random partition and with 10 Louvain clients for comparison; AML graphs of 2,000
+    /// accounts (GINE and GIN), 4,000 and 8,000 accounts (GINE); 2048 / 512 steps per client;
+    /// K up to 1024 for CE-FedGNN, FedGNN-ST and FedAvg with T = 8192 on citation graphs (8
+    /// rounds at K = 1024); seeds 0–2.
     pub fn full() -> Self {
+        use PartitionKind::{Louvain, Random};
         Self {
             citation: citation(&[
-                ("cora", 5),
-                ("cora", 10),
-                ("acm", 4),
-                ("dblp", 8),
-                ("amap", 10),
+                ("cora", 5, Louvain),
+                ("citeseer", 5, Louvain),
+                ("pubmed", 5, Louvain),
+                ("msacademic", 5, Louvain),
+                ("cora", 5, Random),
+                ("cora", 10, Louvain),
             ]),
             aml: aml(&[
                 (2000, ModelKind::Gine),
@@ -103,6 +119,8 @@ impl Plan {
             aml_steps: 512,
             k_default: 32,
             k_sweep: vec![1, 8, 32, 128, 1024],
+            k_sweep_steps: 8192,
+            k_sweep_methods: vec![Method::CeFedGnn, Method::StaleEmbeddings, Method::FedAvg],
             sigmas: vec![0.5, 1.0, 1.2],
             seeds: vec![0, 1, 2],
         }
@@ -132,6 +150,24 @@ impl Plan {
             rounds: (steps / k.max(1)).max(1),
             ..base
         }
+    }
+
+    /// The configuration of the K sweep at `k`: [`Plan::config`] with T = [`Plan::k_sweep_steps`]
+    /// on citation graphs (GCN).
+    ///
+    /// # Example
+    /// ```
+    /// use cefedgnn::paper::Plan;
+    /// use cefedgnn::train::ModelKind;
+    /// assert_eq!(Plan::full().sweep_config(ModelKind::Gcn, 1024).rounds, 8);
+    /// assert_eq!(Plan::full().sweep_config(ModelKind::Gine, 32).rounds, 16);
+    /// ```
+    pub fn sweep_config(&self, model: ModelKind, k: u32) -> FedTrainConfig {
+        let mut cfg = self.config(model, k);
+        if model == ModelKind::Gcn {
+            cfg.rounds = (self.k_sweep_steps / k.max(1)).max(1);
+        }
+        cfg
     }
 
     /// The seeds a setting runs: all of [`Plan::seeds`] for a primary setting, the first one

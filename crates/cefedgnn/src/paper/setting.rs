@@ -1,5 +1,5 @@
-//! The settings of the tables on given data: a citation dataset split into clients at random,
-//! or a generated multi-bank AML graph with one client per bank.
+//! The settings of the tables on given data: a citation dataset split into clients (Louvain
+//! grouping, random, label skew), or a generated multi-bank AML graph with one client per bank.
 
 use dp_core::rng::Seeds;
 use graph_core::NodeDataset;
@@ -29,19 +29,24 @@ pub struct Setting {
 }
 
 impl Setting {
-    /// Citation dataset `name` split into `clients` clients by a balanced random partition,
-    /// with a random 20/20/60 split, both drawn from the task stream [`task_rng`]`(seed)`; GCN,
-    /// label `"{name} N={clients}"`, not primary.
+    /// Citation dataset `name` split into `clients` clients by `partition`, with a random
+    /// 20/20/60 split, both drawn from the task stream [`task_rng`]`(seed)`; GCN, label
+    /// `"{name} N={clients} {partition}"`, not primary.
     ///
     /// # Errors
     /// As [`FedTask::from_node_dataset`].
-    pub fn citation(name: &str, ds: &NodeDataset, clients: usize, seed: u64) -> Result<Self> {
+    pub fn citation(
+        name: &str,
+        ds: &NodeDataset,
+        clients: usize,
+        partition: PartitionKind,
+        seed: u64,
+    ) -> Result<Self> {
         let mut rng = task_rng(seed);
         let (train, val) = CITATION_SPLIT;
-        let task =
-            FedTask::from_node_dataset(ds, clients, PartitionKind::Random, train, val, &mut rng)?;
+        let task = FedTask::from_node_dataset(ds, clients, partition, train, val, &mut rng)?;
         Ok(Self {
-            label: format!("{name} N={clients}"),
+            label: format!("{name} N={clients} {partition}"),
             task,
             model: ModelKind::Gcn,
             primary: false,
@@ -89,7 +94,7 @@ impl Plan {
             let Some((_, ds)) = citation.iter().find(|(n, _)| *n == c.dataset) else {
                 continue;
             };
-            let mut s = Setting::citation(&c.dataset, ds, c.clients, seed)?;
+            let mut s = Setting::citation(&c.dataset, ds, c.clients, c.partition, seed)?;
             s.primary = out.is_empty();
             out.push(s);
         }

@@ -26,6 +26,8 @@ pub struct MethodRow {
     pub seeds: Vec<u64>,
     /// Mean over clients of the test F1 on each client's own test nodes.
     pub f1_mean: f64,
+    /// The paper's value for this method and dataset ([`super::paper_f1`]; NaN: none).
+    pub paper_value: f64,
     /// As `f1_mean`, each client's macro-F1 over the classes present there only
     /// ([`crate::train::FedReport::f1_mean_present`]).
     pub f1_mean_present: f64,
@@ -43,12 +45,14 @@ pub struct MethodRow {
     pub seconds: f64,
 }
 
-/// A row of the local-steps table: CE-FedGNN with K local steps per round, the same total
+/// A row of the local-steps table: a method with K local steps per round, the same total
 /// steps T per client.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct LocalStepsRow {
     /// The setting's label.
     pub setting: String,
+    /// [`Method::name`].
+    pub method: String,
     /// Local steps K per round.
     #[serde(rename = "K")]
     pub k: u32,
@@ -125,6 +129,7 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
             rounds: base.rounds,
             seeds: seeds.to_vec(),
             f1_mean: avg(&rs, |r| r.f1_mean),
+            paper_value: super::paper_f1(&s.task.name, m).unwrap_or(f64::NAN),
             f1_mean_present: avg(&rs, |r| r.f1_mean_present),
             f1_pooled: avg(&rs, |r| r.f1_pooled),
             val_f1_mean: avg(&rs, |r| r.val_f1_mean),
@@ -137,37 +142,53 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
     Ok(rows)
 }
 
-/// The local-steps table of `s`: CE-FedGNN over [`Plan::k_sweep_for`] the setting (no rows for
-/// a setting that is not primary), T / K rounds each.
+/// The local-steps table of `s`: each of [`Plan::k_sweep_methods`] over [`Plan::k_sweep_for`]
+/// the setting (no rows for a setting that is not primary), T / K rounds each
+/// ([`Plan::sweep_config`]).
 ///
 /// # Errors
 /// As [`Runs::run_seeds`].
 pub fn local_steps_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<LocalStepsRow>> {
     let seeds = plan.seeds_for(s.primary);
     let mut rows = Vec::new();
-    let mut every_step = f64::NAN;
-    for &k in plan.k_sweep_for(s.primary) {
-        let cfg = plan.config(s.model, k);
-        let rs = runs.run_seeds(s, &cfg, Method::CeFedGnn, seeds)?;
-        let per_step = avg(&rs, |r| r.embedding_bytes_per_round / f64::from(k));
-        if k == 1 {
-            every_step = per_step;
+    for &m in &plan.k_sweep_methods {
+        let mut every_step = f64::NAN;
+        for &k in plan.k_sweep_for(s.primary) {
+            let cfg = plan.sweep_config(s.model, k);
+            let rs = runs.run_seeds(s, &cfg, m, seeds)?;
+            let per_step = avg(&rs, |r| r.embedding_bytes_per_round / f64::from(k));
+            if k == 1 {
+                every_step = per_step;
+            }
+            rows.push(local_steps_row(s, m, &cfg, &rs, per_step, every_step));
         }
-        rows.push(LocalStepsRow {
-            setting: s.label.clone(),
-            k,
-            rounds: cfg.rounds,
-            f1_mean: avg(&rs, |r| r.f1_mean),
-            f1_pooled: avg(&rs, |r| r.f1_pooled),
-            bytes_per_round: avg(&rs, |r| r.bytes_per_round),
-            embedding_bytes_per_round: avg(&rs, |r| r.embedding_bytes_per_round),
-            embedding_bytes_per_step: per_step,
-            embedding_vs_every_step: per_step / every_step,
-            one_over_k: 1.0 / f64::from(k),
-            bytes_total: avg(&rs, |r| (r.bytes_up + r.bytes_down) as f64),
-        });
     }
     Ok(rows)
+}
+
+fn local_steps_row(
+    s: &Setting,
+    m: Method,
+    cfg: &FedTrainConfig,
+    rs: &[FedReport],
+    per_step: f64,
+    every_step: f64,
+) -> LocalStepsRow {
+    let k = cfg.local_steps;
+    LocalStepsRow {
+        setting: s.label.clone(),
+        method: m.name().into(),
+        k,
+        rounds: cfg.rounds,
+        f1_mean: avg(rs, |r| r.f1_mean),
+        f1_pooled: avg(rs, |r| r.f1_pooled),
+        bytes_per_round: avg(rs, |r| r.bytes_per_round),
+        embedding_bytes_per_round: avg(rs, |r| r.embedding_bytes_per_round),
+        embedding_bytes_per_step: per_step,
+        embedding_vs_every_step: per_step / every_step,
+        one_over_k: 1.0 / f64::from(k),
+        bytes_total: avg(rs, |r| (r.bytes_up + r.bytes_down) as f64),
+    }
 }
 
 fn privacy_row(s: &Setting, cfg: &FedTrainConfig, rs: &[FedReport]) -> PrivacyRow {

@@ -3,20 +3,7 @@
 //! min, max and std, scalers identity, amplification and attenuation, no input division, one
 //! pre- and one post-layer per tower.
 //!
-//! For a node `i` with in-degree `d_i` and tower `t = 1..T`:
-//!
-//! 1. message `j → i`: `m_ij = W_pre^t [x_i ‖ x_j ‖ W_e e_ij + b_e] + b_pre^t` (`3F → F`; the edge
-//!    block only when the layer has edge features, `2F → F` otherwise);
-//! 2. aggregates over the incoming messages: mean `μ`, min, max and
-//!    `σ = sqrt(ReLU(mean(m²) − μ²) + 1e-5)`; an empty neighbourhood gives 0 for mean, min and
-//!    max and `sqrt(1e-5)` for std;
-//! 3. scalers with `d = max(d_i, 1)`: identity, amplification `ln(d + 1)/δ`, attenuation
-//!    `δ/ln(d + 1)`, where `δ` is the average `ln(in-degree + 1)` over the training nodes
-//!    ([`avg_log_degree`]);
-//! 4. tower output `W_post^t [x_i ‖ a_i] + b_post^t` (`13F → F'/T`), where `a_i` holds the 12
-//!    scaled aggregates in PyG's order: scaler-major (identity, amplification, attenuation),
-//!    then aggregator (mean, min, max, std), each `F` wide;
-//! 5. the `T` tower outputs concatenated, then a final linear map `F' → F'`.
+//! The equations are in [`PnaConv`]'s documentation.
 
 use burn::config::Config;
 use burn::module::Module;
@@ -93,7 +80,22 @@ pub struct PnaSettings {
 
 /// One PNA layer (PyG `PNAConv` with `aggregators = [mean, min, max, std]`,
 /// `scalers = [identity, amplification, attenuation]`, `divide_input = False`,
-/// `pre_layers = post_layers = 1`). See the [module documentation](self) for the equations.
+/// `pre_layers = post_layers = 1`).
+///
+/// For a node `i` with in-degree `d_i` and tower `t = 1..T`:
+///
+/// 1. message `j → i`: `m_ij = W_pre^t [x_i ‖ x_j ‖ W_e e_ij + b_e] + b_pre^t` (`3F → F`;
+///    the edge block only when the layer has edge features, `2F → F` otherwise);
+/// 2. aggregates over the incoming messages: mean `μ`, min, max and
+///    `σ = sqrt(ReLU(mean(m²) − μ²) + 1e-5)`; an empty neighbourhood gives 0 for mean, min and
+///    max and `sqrt(1e-5)` for std;
+/// 3. scalers with `d = max(d_i, 1)`: identity, amplification `ln(d + 1)/δ`, attenuation
+///    `δ/ln(d + 1)`, where `δ` is the average `ln(in-degree + 1)` over the training nodes
+///    ([`avg_log_degree`]);
+/// 4. tower output `W_post^t [x_i ‖ a_i] + b_post^t` (`13F → F'/T`), where `a_i` holds the 12
+///    scaled aggregates in PyG's order: scaler-major (identity, amplification, attenuation),
+///    then aggregator (mean, min, max, std), each `F` wide;
+/// 5. the `T` tower outputs concatenated, then a final linear map `F' → F'`.
 ///
 /// Edge weights of the graph are ignored (PyG's `PNAConv` takes none). The first matrix
 /// product of every tower's pre- and post-layer is split by input block, so node features are

@@ -1,6 +1,8 @@
 //! One training epoch (forward + backward + Adam step), full batch:
 //! GCN, GAT and GIN (EdgeRefine's configurations) on Cora, and a 2-layer GCN (hidden 16) on a
-//! random graph with 100,000 nodes, 1,000,000 undirected edges and 128 dense features.
+//! random graph with 100,000 nodes, 1,000,000 undirected edges and 128 dense features; and PNA
+//! (hidden 20, 5 towers, Multi-GNN's widths) on a contextual SBM with 2,000 nodes and 32 features
+//! (PNA's first layer works in the input width, so Cora's 1,433 features would dominate).
 //!
 //! Cora is read from `$DPGRAPH_DATA` when installed; otherwise a stand-in of Cora's shape
 //! (2,708 nodes, ~5,300 edges, 1,433 binary features with ~18 ones per node, 7 classes) is
@@ -11,8 +13,10 @@ use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use criterion::{Criterion, criterion_group, criterion_main};
+use gnn::layers::avg_log_degree;
 use gnn::tensors::DropoutRng;
-use gnn::{EdgeList, Gnn, GraphInput, ModelConfig, NodeTask};
+use gnn::{EdgeList, Gnn, GraphInput, ModelConfig, NodeTask, PnaSettings};
+use graph_core::generate::ContextualSbm;
 use graph_core::{Dataset, Registry};
 use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
@@ -55,6 +59,20 @@ fn big_graph() -> NodeTask {
     .expect("valid task")
 }
 
+fn pna_task() -> NodeTask {
+    let ds = ContextualSbm {
+        n: 2_000,
+        classes: 5,
+        p_in: 0.005,
+        p_out: 0.0005,
+        dim: 32,
+        mu: 1.0,
+    }
+    .sample(&mut ChaCha8Rng::seed_from_u64(2))
+    .expect("valid SBM");
+    NodeTask::from_dataset(&ds).expect("valid SBM task")
+}
+
 /// State of one full-batch training run, stepped one epoch at a time.
 struct Epoch {
     model: Option<Gnn>,
@@ -67,7 +85,7 @@ struct Epoch {
 
 impl Epoch {
     /// `fused`: the default fused sparse kernels, else burn's generic gather/scatter ops.
-    fn new(task: &NodeTask, model: fn(usize, usize) -> ModelConfig, fused: bool) -> Self {
+    fn new(task: &NodeTask, model: impl Fn(usize, usize) -> ModelConfig, fused: bool) -> Self {
         let plain = Device::flex();
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let cfg = model(task.num_features(), task.num_classes());
@@ -148,6 +166,12 @@ fn bench(c: &mut Criterion) {
             group.bench_function(label, |b| b.iter(|| e.step()));
         }
     }
+    let sbm = pna_task();
+    let delta = avg_log_degree(&sbm.edges().in_degrees()).expect("the SBM has edges");
+    let pna = PnaSettings::new(delta).with_towers(5);
+    let mut e = Epoch::new(&sbm, |i, o| ModelConfig::pna(i, 20, o, pna), true);
+    e.step();
+    group.bench_function("csbm_2k_pna", |b| b.iter(|| e.step()));
     group.finish();
     let big = big_graph();
     let mut group = c.benchmark_group("epoch_large");

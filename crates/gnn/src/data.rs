@@ -153,6 +153,26 @@ impl EdgeList {
     pub fn is_empty(&self) -> bool {
         self.src.is_empty()
     }
+
+    /// Incoming edges per node (the degree PNA's scalers use; see
+    /// [`crate::layers::avg_log_degree`]).
+    ///
+    /// # Complexity
+    /// O(n + E).
+    ///
+    /// # Example
+    /// ```
+    /// let e = gnn::EdgeList::new(3, &[(0, 1), (2, 1), (1, 0)])?;
+    /// assert_eq!(e.in_degrees(), vec![1, 2, 0]);
+    /// # Ok::<(), gnn::Error>(())
+    /// ```
+    pub fn in_degrees(&self) -> Vec<usize> {
+        let mut deg = vec![0; self.num_nodes];
+        for &t in &self.dst {
+            deg[t as usize] += 1;
+        }
+        deg
+    }
 }
 
 pub(crate) fn check_features(features: &Array2<f32>, num_nodes: usize) -> Result<()> {

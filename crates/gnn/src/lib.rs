@@ -11,7 +11,7 @@ pub mod train;
 
 pub use data::{EdgeList, GraphBatch, GraphTargets, GraphTask, NodeFeatures, NodeTask};
 pub use error::{Error, Result};
-pub use layers::Pooling;
+pub use layers::{PnaSettings, Pooling};
 pub use model::{Activation, Architecture, GatHeads, Gnn, ModelConfig};
 pub use tensors::{GraphInput, GraphTensors, Input};
 pub use train::{

@@ -1,6 +1,7 @@
 //! Models: the [`Gnn`] module (a stack of message-passing layers, optional pooling and head)
 //! and its configuration [`ModelConfig`]: the settings every architecture shares plus an
-//! [`Architecture`] (GCN, GraphSAGE, GAT with its [`GatHeads`], GIN, GINE, MLP).
+//! [`Architecture`] (GCN, GraphSAGE, GAT with its [`GatHeads`], GIN, GINE,
+//! PNA with its [`PnaSettings`], MLP).
 
 use burn::config::Config;
 use burn::module::Module;
@@ -12,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::kernels::{self, Pointwise};
-use crate::layers::{GatConv, GcnConv, GinConv, GineConv, Linear, Pooling, SageConv, pool};
+use crate::layers::{
+    GatConv, GcnConv, GinConv, GineConv, Linear, PnaConv, PnaSettings, Pooling, SageConv, pool,
+};
 use crate::tensors::{DropoutRng, GraphInput, GraphTensors, Input, dropout};
 
 /// Non-linearity between layers.
@@ -64,6 +67,8 @@ pub enum Conv {
     Gin(GinConv),
     /// GIN with edge features.
     Gine(GineConv),
+    /// PNA (optionally with edge features).
+    Pna(PnaConv),
     /// A graph-agnostic dense layer (MLP).
     Linear(Linear),
 }
@@ -77,7 +82,17 @@ impl Conv {
             Self::Gat(l) => l.forward(x, g, rng),
             Self::Gin(l) => l.forward(x, g),
             Self::Gine(l) => l.forward(x, g),
+            Self::Pna(l) => l.forward(x, g),
             Self::Linear(l) => l.forward(x),
+        }
+    }
+
+    /// The layer's name and the edge-feature width it needs (None: it reads no edge features).
+    fn edge_requirement(&self) -> Option<(&'static str, usize)> {
+        match self {
+            Self::Gine(l) => Some(("GINE", l.d_edge)),
+            Self::Pna(l) => l.d_edge().map(|d| ("PNA", d)),
+            _ => None,
         }
     }
 }
@@ -139,7 +154,8 @@ impl Gnn {
     ///
     /// # Errors
     /// [`Error::InvalidParam`] for an index `>= num_layers`; [`Error::Incompatible`] for a GINE
-    /// layer on a graph without edge features of its width.
+    /// layer, or a PNA layer built with edge features, on a graph without edge features of its
+    /// width.
     pub fn layer_forward(
         &self,
         index: usize,
@@ -152,12 +168,11 @@ impl Gnn {
             value: index.to_string(),
             reason: "beyond the last layer",
         })?;
-        if let Conv::Gine(l) = layer
-            && graph.edge_dim() != Some(l.d_edge)
+        if let Some((name, d_edge)) = layer.edge_requirement()
+            && graph.edge_dim() != Some(d_edge)
         {
             return Err(Error::Incompatible(format!(
-                "GINE layer {index} needs edge features of width {}, the graph has {:?}",
-                l.d_edge,
+                "{name} layer {index} needs edge features of width {d_edge}, the graph has {:?}",
                 graph.edge_dim()
             )));
         }
@@ -306,6 +321,11 @@ pub enum Architecture {
         /// Whether ε is trained.
         train_eps: bool,
     },
+    /// PNA ([`PnaConv`]): aggregators mean, min, max and std times scalers identity,
+    /// amplification and attenuation, with the towers, `δ` and optional edge features of its
+    /// [`PnaSettings`]. Every layer's output width (`d_hidden`, and `d_output` for node-level
+    /// models) must be a multiple of the tower count.
+    Pna(PnaSettings),
     /// Dense layers that ignore the graph (the structure-free baseline; with pooling, a
     /// DeepSets-style graph-level baseline).
     Mlp,
@@ -421,6 +441,30 @@ impl ModelConfig {
         )
     }
 
+    /// PNA with the given towers, `δ` and edge-feature width ([`PnaSettings`]): ReLU, dropout
+    /// 0.5, 2 layers. The first layer's messages and aggregates are `d_input` wide (PNA's
+    /// towers do not divide the input), so wide inputs are costly.
+    ///
+    /// # Example
+    /// ```
+    /// use gnn::{EdgeList, GraphInput, GraphTensors, Input, ModelConfig, PnaSettings};
+    /// use gnn::layers::avg_log_degree;
+    /// let device = burn::tensor::Device::flex();
+    /// let edges = EdgeList::new(3, &[(0, 1), (1, 0), (1, 2), (2, 1)])?;
+    /// let delta = avg_log_degree(&edges.in_degrees())?;
+    /// let pna = PnaSettings::new(delta).with_towers(2);
+    /// let model = ModelConfig::pna(3, 8, 2, pna).init(&device)?;
+    /// let x = Input::dense_from_array(&ndarray::Array2::ones((3, 3)), &device);
+    /// let input = GraphInput { x, graph: GraphTensors::new(&edges, &device), pool: None };
+    /// assert_eq!(model.forward(&input, None)?.dims(), [3, 2]);
+    /// // Three towers cannot split 8 hidden features.
+    /// assert!(ModelConfig::pna(3, 8, 2, pna.with_towers(3)).init(&device).is_err());
+    /// # Ok::<(), gnn::Error>(())
+    /// ```
+    pub fn pna(d_input: usize, d_hidden: usize, d_output: usize, settings: PnaSettings) -> Self {
+        Self::new(Architecture::Pna(settings), d_input, d_hidden, d_output)
+    }
+
     /// MLP (ignores the graph): ReLU, dropout 0.5, 2 layers.
     pub fn mlp(d_input: usize, d_hidden: usize, d_output: usize) -> Self {
         Self::new(Architecture::Mlp, d_input, d_hidden, d_output)
@@ -437,7 +481,9 @@ impl ModelConfig {
     /// Builds the model drawing parameters from `rng`.
     ///
     /// # Errors
-    /// [`Error::InvalidParam`] for zero widths, layers or heads, or a dropout outside `[0, 1)`.
+    /// [`Error::InvalidParam`] for zero widths, layers or heads, a dropout outside `[0, 1)`, or
+    /// PNA towers that do not divide a layer's output width or a `δ` that is not finite and
+    /// positive.
     pub fn init_with_rng<R: Rng + ?Sized>(&self, device: &Device, rng: &mut R) -> Result<Gnn> {
         check_dims(self.d_input, self.d_hidden, self.d_output, self.num_layers)?;
         check_rate("dropout", self.dropout)?;
@@ -475,6 +521,10 @@ impl ModelConfig {
                     })
                     .collect()
             }
+            Architecture::Pna(settings) => w
+                .iter()
+                .map(|&(i, o)| PnaConv::new(i, o, settings, device, rng).map(Conv::Pna))
+                .collect::<Result<_>>()?,
             Architecture::Mlp => w
                 .iter()
                 .map(|&(i, o)| Conv::Linear(Linear::new(i, o, true, device, rng)))

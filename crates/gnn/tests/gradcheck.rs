@@ -7,7 +7,10 @@
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::tensor::{Device, Tensor, TensorData};
-use gnn::layers::{GatConv, GcnConv, GinConv, GineConv, Linear, Pooling, SageConv, pool};
+use gnn::layers::{
+    GatConv, GcnConv, GinConv, GineConv, Linear, PnaConv, PnaSettings, Pooling, SageConv,
+    avg_log_degree, pool,
+};
 use gnn::tensors::PoolIndex;
 use gnn::{EdgeList, GraphTensors, Input};
 use rand::{RngExt, SeedableRng};
@@ -213,6 +216,34 @@ fn gine_gradients_match_finite_differences() {
         let r = weights_like(&mut rng, [5, 2]);
         let layer = GineConv::new(3, 2, 4, 2, &device(), &mut rng).with_train_eps(true);
         // The edge projection, both MLP layers and ε all receive gradients.
+        check(layer, |m| (m.forward(&x, &g) * r.clone()).sum());
+    }
+}
+
+#[test]
+fn pna_gradients_match_finite_differences() {
+    // Min, max and std are smooth at generic inputs (no ties, positive variances); nodes 3 and 4
+    // have one and no incoming edge.
+    for (with_edges, towers) in [(false, 1), (true, 2)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let (e, _) = graph(false);
+        let delta = avg_log_degree(&e.in_degrees()).unwrap();
+        let m = e.len();
+        let ef: Vec<f32> = (0..m * 2).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let e = if with_edges {
+            e.with_edge_features(ndarray::Array2::from_shape_vec((m, 2), ef).unwrap())
+                .unwrap()
+        } else {
+            e
+        };
+        let g = GraphTensors::new(&e, &Device::flex());
+        let x = features(&mut rng, 5, 3);
+        let r = weights_like(&mut rng, [5, 2]);
+        let d_edge = with_edges.then_some(2);
+        let pna = PnaSettings::new(delta)
+            .with_towers(towers)
+            .with_d_edge(d_edge);
+        let layer = PnaConv::new(3, 2, pna, &device(), &mut rng).unwrap();
         check(layer, |m| (m.forward(&x, &g) * r.clone()).sum());
     }
 }

@@ -142,7 +142,7 @@ pub(crate) enum Experiment {
     Homdp,
     /// EdgeRefine: accuracy over ε of GNNs on every method's releases, PUBI, the attack.
     Edgerefine,
-    /// CE-FedGNN against its baselines and ablations; F1 over K; ε(p) over σ₀.
+    /// CE-FedGNN against its baselines and ablations with the paper's values and ordering; F1 over K; ε(p) over σ₀; the attribute-inference attack.
     Cefedgnn,
 }
 

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod aml;
+pub mod attack;
 pub mod deploy;
 mod error;
 pub mod estimator;

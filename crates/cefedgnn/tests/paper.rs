@@ -3,8 +3,8 @@
 
 use cefedgnn::aml::{AmlGenConfig, generate};
 use cefedgnn::paper::{
-    AmlSetting, CitationSetting, Plan, Runs, Setting, local_steps_table, methods_table,
-    privacy_table,
+    AmlSetting, CitationSetting, Plan, Runs, Setting, attack_table, local_steps_table,
+    methods_table, privacy_table,
 };
 use cefedgnn::train::{FedTask, Method, ModelKind, PartitionKind};
 use graph_core::NodeDataset;
@@ -95,7 +95,11 @@ fn quick_and_full_plans() {
         accounts: 2000,
         model: ModelKind::Gin,
     };
-    assert_eq!(f.aml, vec![gine(2000), gin, gine(4000), gine(8000)]);
+    let pna = AmlSetting {
+        accounts: 2000,
+        model: ModelKind::Pna,
+    };
+    assert_eq!(f.aml, vec![gine(2000), gin, pna, gine(4000), gine(8000)]);
     assert_eq!((f.citation_steps, f.aml_steps), (2048, 512));
     assert_eq!(f.k_sweep, [1, 8, 32, 128, 1024]);
     assert_eq!(f.seeds, [0, 1, 2]);
@@ -214,8 +218,19 @@ fn tables_on_a_tiny_aml_graph() {
             "{r:?}"
         );
         let shares = sharing.contains(&r.method.as_str());
-        assert_eq!(r.embedding_bytes_per_round > 0.0, shares, "{r:?}");
+        let exact_rows = ["swift-fedgnn", "fedgcn"].contains(&r.method.as_str());
+        if r.method == "fed-pub" {
+            assert_eq!(r.embedding_bytes_per_round, 0.0, "no node rows: {r:?}");
+            assert!(!r.eps_p.is_finite());
+            continue;
+        }
+        assert_eq!(
+            r.embedding_bytes_per_round > 0.0,
+            shares || exact_rows,
+            "{r:?}"
+        );
         assert_eq!(r.eps_p.is_finite(), shares, "{r:?}");
+        assert!(r.wire.contains("unprotected") == exact_rows, "{r:?}");
     }
     let ce = methods.iter().find(|r| r.method == "cefedgnn").unwrap();
     assert!(ce.eps_p > 0.0);
@@ -254,12 +269,33 @@ fn tables_on_a_tiny_aml_graph() {
     assert_eq!(ps[1].eps_p_rdp, ce.eps_p);
     assert!(runs.diverged().is_empty(), "{:?}", runs.diverged());
 
-    // A setting that is not primary: the first seed, no K sweep.
+    // The attack on the most exposed bank's received rows: one row per σ₀, the same client
+    // and targets each time, finite errors, the mean predictor independent of σ₀.
+    let plan_attack = Plan {
+        attack_sigmas: vec![0.0, 2.0],
+        ..plan.clone()
+    };
+    let at = attack_table(&plan_attack, &s).unwrap();
+    assert_eq!(at.iter().map(|r| r.sigma0).collect::<Vec<_>>(), [0.0, 2.0]);
+    assert_eq!(at[0].client, at[1].client);
+    assert_eq!(at[0].targets, at[1].targets);
+    assert!(at[0].targets > 0 && at[0].own_nodes > 0);
+    assert_eq!(at[0].mse_mean, at[1].mse_mean);
+    for r in &at {
+        assert!(
+            r.mse_regression.is_finite() && r.mse_nearest.is_finite(),
+            "{r:?}"
+        );
+        assert_eq!(r.regression_vs_mean, r.mse_regression / r.mse_mean);
+    }
+
+    // A setting that is not primary: the first seed, no K sweep, no attack.
     let s = Setting {
         primary: false,
         ..s
     };
     assert!(local_steps_table(&plan, &s, &mut runs).unwrap().is_empty());
+    assert!(attack_table(&plan, &s).unwrap().is_empty());
     let first = methods_table(&plan, &s, &mut runs).unwrap();
     assert!(first.iter().all(|r| r.seeds == [0]));
 }
@@ -270,4 +306,35 @@ fn rows_serialize_with_the_table_columns() {
     assert!(v.get("K").is_some() && v.get("k").is_none());
     let v = serde_json::to_value(cefedgnn::paper::PrivacyRow::default()).unwrap();
     assert_eq!(v["max_releases"], serde_json::Value::Null);
+}
+
+/// PNA on the AML graph: CE-FedGNN-PNA and FedAvg-PNA train, δ comes from the task's training
+/// degrees, and the same seed gives the same run.
+#[test]
+fn pna_trains_federated_on_a_tiny_aml_graph() {
+    use cefedgnn::train::{FedTrainConfig, simulate};
+    let task = tiny_aml();
+    let cfg = FedTrainConfig {
+        rounds: 2,
+        local_steps: 2,
+        noise: dp_core::rng::NoiseSource::Seeded(3),
+        ..FedTrainConfig::aml(ModelKind::Pna)
+    };
+    let with = cfg.with_pna_delta_of(&task).unwrap();
+    let delta = with.pna_delta.unwrap();
+    assert!(delta > 0.0 && delta.is_finite(), "{delta}");
+    for m in [Method::CeFedGnn, Method::FedAvg] {
+        let a = simulate(&task, &cfg, m, &mut |_| {}).unwrap();
+        let b = simulate(&task, &cfg, m, &mut |_| {}).unwrap();
+        assert!((0.0..=1.0).contains(&a.f1_pooled), "{m}: {}", a.f1_pooled);
+        assert_eq!(a.f1_per_client, b.f1_per_client, "{m}: seeded");
+    }
+    // A configuration that fixes δ uses it: another δ, another model.
+    let fixed = FedTrainConfig {
+        pna_delta: Some(delta * 3.0),
+        ..cfg.clone()
+    };
+    let a = simulate(&task, &cfg, Method::CeFedGnn, &mut |_| {}).unwrap();
+    let c = simulate(&task, &fixed, Method::CeFedGnn, &mut |_| {}).unwrap();
+    assert_ne!(a.wire_digest, c.wire_digest);
 }

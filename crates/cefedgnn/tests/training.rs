@@ -211,3 +211,89 @@ fn bad_configurations_are_typed_errors() {
         assert!(matches!(r, Err(FedError::InvalidParam { .. })), "{r:?}");
     }
 }
+
+/// Swift-FedGNN with every client sampled and K = 1 (every step a cross-client step) is
+/// FedGNN-ST with exact rows: the same frames on the wire and the same predictions. With fewer
+/// clients sampled the runs differ.
+#[test]
+fn swift_with_every_client_every_step_is_exact_stale_embeddings() {
+    let t = task();
+    let base = FedTrainConfig {
+        local_steps: 1,
+        rounds: 4,
+        noise: dp_core::rng::NoiseSource::Seeded(1),
+        ..small()
+    };
+    let swift_all = FedTrainConfig {
+        swift_clients: Some(3),
+        ..base.clone()
+    };
+    let exact_st = FedTrainConfig {
+        sigma0: 0.0,
+        clip: 1e9,
+        radius: 1e8,
+        halo_average: None,
+        ..base.clone()
+    };
+    let a = simulate(&t, &swift_all, Method::SwiftFedGnn, &mut |_| {}).unwrap();
+    let b = simulate(&t, &exact_st, Method::StaleEmbeddings, &mut |_| {}).unwrap();
+    assert_eq!(a.wire_digest, b.wire_digest);
+    assert_eq!(a.f1_per_client, b.f1_per_client);
+    let one = FedTrainConfig {
+        swift_clients: Some(1),
+        ..base
+    };
+    let c = simulate(&t, &one, Method::SwiftFedGnn, &mut |_| {}).unwrap();
+    assert_ne!(a.wire_digest, c.wire_digest);
+    assert!(
+        c.norms.clipped_fraction() == 0.0,
+        "exact rows are never clipped"
+    );
+    assert!(
+        FedTrainConfig {
+            swift_clients: Some(0),
+            ..small()
+        }
+        .check()
+        .is_err()
+    );
+}
+
+/// FedGCN moves FedAvg's traffic plus one exchange of float32 feature rows: up, each client's
+/// own and halo rows; down, its own rows.
+#[test]
+fn fedgcn_traffic_is_fedavg_plus_the_one_shot_aggregates() {
+    let t = task();
+    let cfg = small();
+    let fedavg = simulate(&t, &cfg, Method::FedAvg, &mut |_| {}).unwrap();
+    let fedgcn = simulate(&t, &cfg, Method::FedGcn, &mut |_| {}).unwrap();
+    let row = t.features.ncols() as u64 * 4;
+    let (own, halo): (u64, u64) = t.fed.clients().iter().fold((0, 0), |(o, h), c| {
+        (o + c.nodes().len() as u64, h + c.halo().len() as u64)
+    });
+    assert_eq!(fedgcn.bytes_up - fedavg.bytes_up, (own + halo) * row);
+    assert_eq!(fedgcn.bytes_down - fedavg.bytes_down, own * row);
+    assert!(fedgcn.privacy.is_none(), "FedGCN releases nothing under DP");
+    assert!(fedgcn.f1_pooled > 0.5, "{}", fedgcn.f1_pooled);
+}
+
+/// FED-PUB moves FedAvg's model traffic plus one functional embedding (hidden width, float32)
+/// per client and round, and its clients train from personalised models, not FedAvg's.
+#[test]
+fn fed_pub_sends_functional_embeddings_and_personalises() {
+    let t = task();
+    let cfg = small();
+    let fedavg = simulate(&t, &cfg, Method::FedAvg, &mut |_| {}).unwrap();
+    let fedpub = simulate(&t, &cfg, Method::FedPub, &mut |_| {}).unwrap();
+    let per_round = t.fed.clients().len() as u64 * cfg.hidden as u64 * 4;
+    assert_eq!(
+        fedpub.bytes_up - fedavg.bytes_up,
+        u64::from(cfg.rounds) * per_round
+    );
+    assert_eq!(fedpub.bytes_down, fedavg.bytes_down);
+    // The clients start rounds from their personalised models: other weights on the wire.
+    assert_ne!(fedpub.wire_digest, fedavg.wire_digest);
+    assert!(fedpub.f1_pooled > 0.5, "{}", fedpub.f1_pooled);
+    let again = simulate(&t, &cfg, Method::FedPub, &mut |_| {}).unwrap();
+    assert_eq!(fedpub.f1_per_client, again.f1_per_client, "seeded");
+}

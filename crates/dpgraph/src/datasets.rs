@@ -125,6 +125,7 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
                         "edges": d.expect.edges,
                         "classes": d.expect.classes,
                         "source": d.origin(),
+                        "verified_by": if d.checked_by_counts() { "counts" } else { "checksums" },
                     })
                 })
                 .collect();

@@ -111,6 +111,12 @@ fn datasets_list_and_info_on_an_installed_dataset() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let list = v["datasets"].as_array().unwrap();
     assert_eq!(list.len(), 19);
+    let pubmed = list.iter().find(|r| r["name"] == "pubmed").unwrap();
+    assert_eq!(pubmed["verified_by"], "counts");
+    assert_eq!(
+        list.iter().filter(|r| r["verified_by"] == "counts").count(),
+        2
+    );
     let cora = list.iter().find(|r| r["name"] == "cora").unwrap();
     assert_eq!(
         (cora["installed"].as_bool(), cora["nodes"].as_u64()),

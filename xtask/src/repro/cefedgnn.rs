@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cefedgnn::paper::{
-    LocalStepsRow, MethodRow, OrderingRow, PAPER_SOURCE, Plan, PrivacyRow, Runs, local_steps_table,
-    methods_table, ordering_row, privacy_table,
+    AttackRow, LocalStepsRow, MethodRow, OrderingRow, PAPER_SOURCE, Plan, PrivacyRow, Runs,
+    attack_table, local_steps_table, methods_table, ordering_row, privacy_table,
 };
 use cefedgnn::train::ModelKind;
 use graph_core::registry::Dataset;
@@ -27,15 +27,20 @@ const PRIVACY_TITLE: &str =
     "CE-FedGNN: F1 and ε(p) over σ₀ (p = 0.1·C, δ = 1e-5; standard DP at p = 2C)";
 
 /// Notes of the methods table after the skipped datasets.
-const METHODS_NOTES: [&str; 7] = [
+const METHODS_NOTES: [&str; 8] = [
     "f1_mean: mean over clients of the F1 on each client's own test nodes, every class entering each client's macro-F1 (a class absent there and never predicted counts 0); f1_mean_present: the same with only the classes present in the client's test labels or predictions (scikit-learn's default reading); f1_pooled: F1 over all test nodes. Means over seeds.",
     "AML graphs are generated (AMLworld schema, 8 typologies, 8 banks, one client per bank); the real AMLworld files are not available here.",
     "seeds: the training seeds (initialisation, sampling, dropout, noise) averaged in the row; the split, the partition and the AML graphs come from --seed.",
     "Citation preset (FedTrainConfig::citation): GCN, shared-layer width d = 8, C = 1, σ₀ = 1, p = 0.1·C, receiver-side averaging of the noisy halo rows over rounds at rate 0.1 [R: post-processing, no privacy cost; the note's algorithm uses the latest row]. d, C and the averaging rate were chosen by validation macro-F1 of CE-FedGNN at σ₀ = 1 on Cora N=5 (never the test split); all methods share the preset.",
     "Sampled GCN blocks use every node's full (visible) degree in the normalisation and scale k sampled neighbours of n by n/k, so training matches the full-neighbourhood evaluation; a halo node's degree is 1 + its neighbours among the client's own nodes (remote degrees are not shared) [R].",
+    "Baselines in the same trainer, sampler and byte accounting: FedGCN (1-hop; one exchange of neighbour-feature sums before training, normalised as GCN's Â X [R: the original sends raw sums], a linear first layer on them and message passing over local edges) and Swift-FedGNN (correction period I = K: each round ⌈N/2⌉ sampled clients take their first step with the halo rows, exact and unnoised; bytes count every client's halo rows each round, an upper bound of Swift's per-target aggregates [R]). FedSage+ and FED-PUB (shared/design/FEDGNN-BASELINES.md) are not run yet.",
     "AML preset (FedTrainConfig::aml): hidden 32, fanout 100, η = 0.01, dropout 0.1, class-balanced loss, per-step gradient clipping at L2 norm 5 (without it the centralised GINE diverged).",
     "The paper trains T = 2k steps; --quick trains 2048 (citation) / 256 (AML) steps per client, --full 2048 / 512. Shorter citation runs are too short for the shared halo rows to pay off (256 steps: CE-FedGNN below FedAvg even without noise; 1024 steps, seed 0: 0.711 vs 0.720).",
 ];
+
+const ATTACK_TITLE: &str = "CE-FedGNN: attribute inference from the received halo rows over σ₀ (MSE per feature entry; lower = more leaked)";
+
+const ATTACK_NOTE: &str = "The attacker is the client with the most halo nodes. It knows the final model, its own nodes' features and first hidden rows, and the first-layer rows it received (after its receiver-side averaging). regression: ridge regression of features on hidden rows fitted on its own nodes, applied to the received rows; nearest: the features of the own node with the nearest hidden row; mean: the mean own feature row (knows nothing of the target). First seed; σ₀ = 0 releases exact rows (clipped at C), the attack's best case.";
 
 const ORDERING_TITLE: &str = "CE-FedGNN on citation graphs: does the paper's ordering of the methods hold, and which F1 reading is closest to its FedAvg figure";
 
@@ -48,6 +53,7 @@ struct Results {
     local_steps: Vec<LocalStepsRow>,
     privacy: Vec<PrivacyRow>,
     ordering: Vec<OrderingRow>,
+    attack: Vec<AttackRow>,
 }
 
 /// The citation datasets of `plan` that are installed, each loaded once; a note per plan entry
@@ -95,6 +101,7 @@ fn run_settings(
         res.local_steps.extend(ks);
         let ps = privacy_table(plan, s, &mut runs)?;
         res.privacy.extend(ps);
+        res.attack.extend(attack_table(plan, s)?);
     }
     Ok((res, runs))
 }
@@ -140,21 +147,26 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     k_table.notes.push(LOCAL_STEPS_NOTE.into());
     let mut eps_table = Table::from_rows(PRIVACY_TITLE, &res.privacy)?;
     eps_table.meta = meta.clone();
+    let mut attack = Table::from_rows(ATTACK_TITLE, &res.attack)?;
+    attack.meta = meta.clone();
+    attack.notes.push(ATTACK_NOTE.into());
     let mut order = Table::from_rows(ORDERING_TITLE, &res.ordering)?;
     order.meta = meta;
     order.notes.push(format!("Paper values: {PAPER_SOURCE}."));
-    order.notes.push("holds: our methods ordered by f1_mean (the paper's reading, macro-F1 averaged over clients) are strictly in the paper's order. Swift-FedGNN, the paper's fourth method, is not in this ordering until it runs here.".into());
+    order.notes.push("holds: our methods ordered by f1_mean (the paper's reading, macro-F1 averaged over clients) are strictly in the paper's claimed order (its own Table 2 has Swift-FedGNN above FedGNN-ST on CiteSeer). FedGCN is not in the paper's table.".into());
     order.notes.push("closest_reading: which of our FedAvg F1 readings (every class per client, classes present per client, pooled) lies nearest the paper's FedAvg figure.".into());
     main.write(&dir, "methods")?;
     k_table.write(&dir, "local_steps")?;
     eps_table.write(&dir, "privacy")?;
     order.write(&dir, "ordering")?;
+    attack.write(&dir, "attack")?;
     println!(
-        "{}\n{}\n{}\n{}",
+        "{}\n{}\n{}\n{}\n{}",
         main.markdown(),
         k_table.markdown(),
         eps_table.markdown(),
-        order.markdown()
+        order.markdown(),
+        attack.markdown()
     );
     Ok(())
 }

@@ -174,11 +174,11 @@ impl OrgClient {
         let cfg = &options.train;
         cfg.check()?;
         let method = options.method;
-        if !method.federated() {
+        if !method.deployable() {
             return Err(FedError::param(
                 "method",
                 method.name(),
-                "runs without a server; use `dpgraph fed simulate`",
+                "is not deployed (no server, or a baseline simulated only); use `dpgraph fed simulate`",
             ));
         }
         let id = data.manifest.client;

@@ -132,11 +132,11 @@ impl OrgServer {
     /// than 2 clients, or `min_clients` outside `1..=num_clients`.
     pub fn new(options: ServerOptions) -> Result<Self> {
         options.train.check()?;
-        if !options.method.federated() {
+        if !options.method.deployable() {
             return Err(FedError::param(
                 "method",
                 options.method.name(),
-                "runs without a server",
+                "is not deployed (no server, or a baseline simulated only)",
             ));
         }
         if options.num_clients < 2 {

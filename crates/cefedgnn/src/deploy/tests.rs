@@ -351,4 +351,11 @@ fn hostile_files_and_messages_get_typed_errors() {
     assert!(server.register(b).is_err());
     assert!(OrgServer::new(server_options(Method::CeFedGnn, 3, 4)).is_err());
     assert!(OrgServer::new(server_options(Method::SingleClient, 3, 3)).is_err());
+    // The simulated-only baselines are refused by both roles.
+    let dir = tempfile::tempdir().unwrap();
+    let data = orgs(&task(3), dir.path());
+    for m in [Method::FedGcn, Method::SwiftFedGnn] {
+        assert!(OrgServer::new(server_options(m, 3, 3)).is_err(), "{m}");
+        assert!(OrgClient::new(&data[0], client_options(m)).is_err(), "{m}");
+    }
 }

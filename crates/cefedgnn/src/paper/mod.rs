@@ -11,6 +11,7 @@
 //!   reused by the sweeps, diverged runs left out of the means and listed);
 //! - [`methods_table`], [`local_steps_table`], [`privacy_table`]: one table of one setting as
 //!   typed rows ([`MethodRow`], [`LocalStepsRow`], [`PrivacyRow`]);
+//! - [`attack_table`]: the attribute-inference attack ([`crate::attack`]) over σ₀ ([`AttackRow`]);
 //! - [`paper_f1`] and [`ordering_row`]: the paper's Table 2 beside a setting's rows, and whether
 //!   its ordering of the methods holds ([`OrderingRow`]).
 //!
@@ -44,5 +45,6 @@ pub use reference::{OrderingRow, PAPER_ORDER, PAPER_SOURCE, ordering_row, paper_
 pub use runs::Runs;
 pub use setting::{AML_SPLIT, CITATION_SPLIT, Setting, aml_gen_config, aml_task};
 pub use tables::{
-    LocalStepsRow, MethodRow, PrivacyRow, local_steps_table, methods_table, privacy_table,
+    AttackRow, LocalStepsRow, MethodRow, PrivacyRow, attack_table, local_steps_table,
+    methods_table, privacy_table,
 };

@@ -52,6 +52,9 @@ pub struct Plan {
     pub k_sweep_methods: Vec<Method>,
     /// The σ₀ sweep (noise multiplier of the released rows).
     pub sigmas: Vec<f64>,
+    /// The σ₀ values of the attribute-inference attack on the primary settings (0: exact rows,
+    /// the attack's best case).
+    pub attack_sigmas: Vec<f64>,
     /// Training seeds (initialisation, sampling, dropout, noise) averaged in a row.
     pub seeds: Vec<u64>,
 }
@@ -76,7 +79,7 @@ impl Plan {
     /// `cargo xtask repro --quick`: Cora with 5 clients of FedSage+'s Louvain grouping (the
     /// partition of the paper's citation datasets), the 2,000-account AML graph with GINE,
     /// 2048 (citation) / 256 (AML) steps per client, K ∈ {1, 8, 32, 128} (CE-FedGNN, T = 2048),
-    /// σ₀ ∈ {0.5, 1, 1.2}, seed 0.
+    /// σ₀ ∈ {0.5, 1, 1.2}, the attack at σ₀ ∈ {0, 1}, seed 0.
     pub fn quick() -> Self {
         Self {
             citation: citation(&[("cora", 5, PartitionKind::Louvain)]),
@@ -88,6 +91,7 @@ impl Plan {
             k_sweep_steps: 2048,
             k_sweep_methods: vec![Method::CeFedGnn],
             sigmas: vec![0.5, 1.0, 1.2],
+            attack_sigmas: vec![0.0, 1.0],
             seeds: vec![0],
         }
     }
@@ -95,7 +99,7 @@ impl Plan {
     /// `cargo xtask repro --full`: the paper's citation datasets (Cora, CiteSeer, PubMed,
     /// MSAcademic; those installed) with 5 clients of the Louvain grouping, and Cora with the
     /// random partition and with 10 Louvain clients for comparison; AML graphs of 2,000
-    /// accounts (GINE and GIN), 4,000 and 8,000 accounts (GINE); 2048 / 512 steps per client;
+    /// accounts (GINE, GIN and PNA), 4,000 and 8,000 accounts (GINE); 2048 / 512 steps per client;
     /// K up to 1024 for CE-FedGNN, FedGNN-ST and FedAvg with T = 8192 on citation graphs (8
     /// rounds at K = 1024); seeds 0–2.
     pub fn full() -> Self {
@@ -112,6 +116,7 @@ impl Plan {
             aml: aml(&[
                 (2000, ModelKind::Gine),
                 (2000, ModelKind::Gin),
+                (2000, ModelKind::Pna),
                 (4000, ModelKind::Gine),
                 (8000, ModelKind::Gine),
             ]),
@@ -122,6 +127,7 @@ impl Plan {
             k_sweep_steps: 8192,
             k_sweep_methods: vec![Method::CeFedGnn, Method::StaleEmbeddings, Method::FedAvg],
             sigmas: vec![0.5, 1.0, 1.2],
+            attack_sigmas: vec![0.0, 0.25, 0.5, 1.0, 2.0],
             seeds: vec![0, 1, 2],
         }
     }

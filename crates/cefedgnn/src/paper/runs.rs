@@ -7,8 +7,8 @@ use super::Setting;
 use crate::error::{FedError, Result};
 use crate::train::{FedReport, FedTrainConfig, Method, simulate};
 
-/// Finished runs by (setting, method, K, σ₀ bits, seed).
-type Key = (String, &'static str, u32, u64, u64);
+/// Finished runs by (setting, method, K, rounds, σ₀ bits, seed).
+type Key = (String, &'static str, u32, u32, u64, u64);
 
 /// Runs of the tables: finished runs are kept (a configuration already run is not run again),
 /// and a run whose training loss became non-finite is recorded as diverged.
@@ -74,6 +74,7 @@ impl Runs {
                 s.label.clone(),
                 m.name(),
                 c.local_steps,
+                c.rounds,
                 c.sigma0.to_bits(),
                 seed,
             );

@@ -39,6 +39,8 @@ pub struct MethodRow {
     pub bytes_per_round: f64,
     /// Embedding-row bytes per exchange.
     pub embedding_bytes_per_round: f64,
+    /// What node data crosses the wire, and its protection ([`Method::wire`]).
+    pub wire: String,
     /// ε(p) (RDP accounting) of the first seed's released rows (NaN: no releases).
     pub eps_p: f64,
     /// Mean wall-clock seconds per run.
@@ -135,6 +137,7 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
             val_f1_mean: avg(&rs, |r| r.val_f1_mean),
             bytes_per_round: avg(&rs, |r| r.bytes_per_round),
             embedding_bytes_per_round: avg(&rs, |r| r.embedding_bytes_per_round),
+            wire: m.wire().into(),
             eps_p: eps,
             seconds: avg(&rs, |r| r.seconds),
         });
@@ -225,6 +228,72 @@ pub fn privacy_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Pr
         };
         let rs = runs.run_seeds(s, &cfg, Method::CeFedGnn, seeds)?;
         rows.push(privacy_row(s, &cfg, &rs));
+    }
+    Ok(rows)
+}
+
+/// A row of the attack table: the attribute-inference attack ([`crate::attack`]) on the rows
+/// the most exposed client received from CE-FedGNN at noise multiplier σ₀ (first seed).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct AttackRow {
+    /// The setting's label.
+    pub setting: String,
+    /// Noise multiplier σ₀ (0: exact rows).
+    pub sigma0: f64,
+    /// The attacking client.
+    pub client: u32,
+    /// Own nodes the attack is fitted on.
+    pub own_nodes: usize,
+    /// Remote nodes attacked.
+    pub targets: usize,
+    /// MSE per feature entry of the ridge-regression reconstruction.
+    pub mse_regression: f64,
+    /// MSE of the nearest-own-node reconstruction.
+    pub mse_nearest: f64,
+    /// MSE of the own-feature mean (no information about the target).
+    pub mse_mean: f64,
+    /// `mse_regression / mse_mean` (< 1: the rows leak something the mean does not know).
+    pub regression_vs_mean: f64,
+    /// Mean per-client test F1 of the run.
+    pub f1_mean: f64,
+}
+
+/// The attack table of `s`: CE-FedGNN at K = [`Plan::k_default`] over [`Plan::attack_sigmas`]
+/// with the first seed (no rows for a setting that is not primary). Runs are not cached: the
+/// attack needs the run's final state.
+///
+/// # Errors
+/// As [`crate::train::simulate_observed`] and [`crate::attack::attack`].
+pub fn attack_table(plan: &Plan, s: &Setting) -> Result<Vec<AttackRow>> {
+    if !s.primary {
+        return Ok(Vec::new());
+    }
+    let seed = plan.seeds_for(true).first().copied().unwrap_or(0);
+    let base = plan.config(s.model, plan.k_default);
+    let mut rows = Vec::new();
+    for &sigma0 in &plan.attack_sigmas {
+        let cfg = FedTrainConfig {
+            sigma0,
+            seed,
+            noise: dp_core::rng::NoiseSource::Seeded(seed),
+            ..base.clone()
+        };
+        let (r, seen) =
+            crate::train::simulate_observed(&s.task, &cfg, Method::CeFedGnn, &mut |_| {})?;
+        let Some(seen) = seen else { continue };
+        let a = crate::attack::attack(&s.task.features, &seen)?;
+        rows.push(AttackRow {
+            setting: s.label.clone(),
+            sigma0,
+            client: a.client,
+            own_nodes: a.own_nodes,
+            targets: a.targets,
+            mse_regression: a.mse_regression,
+            mse_nearest: a.mse_nearest,
+            mse_mean: a.mse_mean,
+            regression_vs_mean: a.mse_regression / a.mse_mean,
+            f1_mean: r.f1_mean,
+        });
     }
     Ok(rows)
 }

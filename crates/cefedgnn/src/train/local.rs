@@ -46,7 +46,7 @@ pub(crate) struct LocalView {
     pub(crate) own: Vec<u32>,
     /// Halo nodes (global ids, ascending).
     pub(crate) halo: Vec<u32>,
-    features: Array2<f32>,
+    pub(crate) features: Array2<f32>,
     pub(crate) labels: Vec<u32>,
     pub(crate) train: Vec<usize>,
     nbr_own: Vec<Vec<(u32, u32)>>,
@@ -185,7 +185,7 @@ impl HaloTable {
                 .all(|(a, b)| a.len() == b.len())
     }
 
-    fn get(&self, layer: usize, j: usize) -> Option<&[f32]> {
+    pub(crate) fn get(&self, layer: usize, j: usize) -> Option<&[f32]> {
         let d = self.dims[layer];
         self.seen[layer][j].then(|| &self.rows[layer][j * d..(j + 1) * d])
     }
@@ -744,6 +744,38 @@ impl Trainer {
             x = Input::Dense(Tensor::from_data(TensorData::new(out, [u, d]), &device));
         }
         unreachable!("the last layer returns")
+    }
+
+    /// FED-PUB's functional embedding: the mean over the nodes of a shared proxy graph
+    /// (`edges` both ways, features `x`, all-zero edge features for a model that reads them)
+    /// of the first layer's activated output under this client's current W (evaluation mode).
+    ///
+    /// # Errors
+    /// Model errors (a proxy whose feature width is not the model's).
+    pub(crate) fn functional_embedding(
+        &self,
+        edges: &[(u32, u32)],
+        x: &Array2<f32>,
+    ) -> Result<Vec<f32>> {
+        let device = self.device.clone().without_autodiff();
+        let model = burn::module::Module::valid(&self.model);
+        let mut el = EdgeList::new(x.nrows(), edges)?;
+        if let Some(ef) = &self.view.edge_features
+            && !self.gcn
+        {
+            // The proxy graph has no edge attributes: all-zero rows of the model's width [R].
+            el = el.with_edge_features(Array2::zeros((edges.len(), ef.ncols())))?;
+        }
+        let g = GraphTensors::new(&el, &device);
+        let z = to_host(model.layer_forward(0, Input::from_array(x, &device), &g, None)?);
+        let d = z.len() / x.nrows().max(1);
+        let mut mean = vec![0.0f32; d];
+        for row in z.chunks(d) {
+            for (m, v) in mean.iter_mut().zip(row) {
+                *m += v / x.nrows() as f32;
+            }
+        }
+        Ok(mean)
     }
 
     /// Round-0 bootstrap: H of every own node from a full forward pass with the current W.

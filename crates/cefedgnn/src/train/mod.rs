@@ -32,13 +32,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod fedgcn;
 mod local;
 mod params;
 mod run;
 mod task;
 
 pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState, ViewData};
-pub use run::{FedReport, RoundInfo, simulate};
+pub use run::{ClientObservation, FedReport, RoundInfo, simulate, simulate_observed};
 pub(crate) use run::{apply_broadcast, noise_rng, score, trainer_rng};
 pub use task::{FedTask, Metric, PartitionKind, task_rng};
 
@@ -57,6 +58,9 @@ graph_core::choice_enum! {
         Gin => "gin",
         /// GIN with edge features (AML; needs [`FedTask::edge_features`]).
         Gine => "gine",
+        /// PNA (mean/min/max/std aggregators × identity/amplification/attenuation scalers,
+        /// with the task's edge features where it has them; [`FedTrainConfig::pna_delta`]).
+        Pna => "pna",
     }
 }
 
@@ -68,6 +72,21 @@ graph_core::choice_enum! {
         SingleClient => "single-client",
         /// Baseline: FedAvg of W every K steps, cross edges ignored, plain SGD (β = 1).
         FedAvg => "fedavg",
+        /// Baseline FedGCN (Yao et al. 2023, 1-hop): before training, one exchange of the
+        /// neighbour-feature aggregates Σ_{j ∈ N(i) ∪ {i}} x_j/√(d̃_i d̃_j) through the server
+        /// (raw sums, no noise); then FedAvg with a linear first layer on the aggregates and
+        /// message passing over local edges.
+        FedGcn => "fedgcn",
+        /// Baseline Swift-FedGNN: local steps on local edges; once per round (correction
+        /// period I = K) a sampled subset of clients ([`FedTrainConfig::swift_clients`]) takes
+        /// one cross-client step with their halo neighbours' current rows, exact (no noise,
+        /// no clipping, no MA), plain SGD.
+        SwiftFedGnn => "swift-fedgnn",
+        /// Baseline FED-PUB (Baek et al. 2023): local steps on local edges; each round every
+        /// client's model gets a personalised average Σ_j α_ij θ_j, α_i = softmax(τ·cos(e_i, e_j))
+        /// over the clients' functional embeddings e (mean first-layer output on one shared
+        /// random proxy graph). \[R\]: without FED-PUB's sparse masks and proximal term.
+        FedPub => "fed-pub",
         /// Baseline FedGNN-ST: stale shared embeddings without MA (γ = 1, β = 1).
         StaleEmbeddings => "fedgnn-st",
         /// The full algorithm: MA embeddings shared every K steps, gradient MA.
@@ -92,6 +111,8 @@ graph_core::choice_enum! {
         AmlGine => "aml-gine",
         /// [`FedTrainConfig::aml`] with GIN.
         AmlGin => "aml-gin",
+        /// [`FedTrainConfig::aml`] with PNA.
+        AmlPna => "aml-pna",
         /// [`FedTrainConfig::default`].
         Default => "default",
     }
@@ -107,13 +128,57 @@ impl Method {
     pub(crate) fn shares_embeddings(self) -> bool {
         matches!(
             self,
-            Self::CeFedGnn | Self::NoEmbeddingMa | Self::NoGradientMa | Self::StaleEmbeddings
+            Self::CeFedGnn
+                | Self::NoEmbeddingMa
+                | Self::NoGradientMa
+                | Self::StaleEmbeddings
+                | Self::SwiftFedGnn
         )
+    }
+
+    /// What node data of one client crosses the wire under this method, and how it is
+    /// protected (for the tables).
+    pub fn wire(self) -> &'static str {
+        match self {
+            Self::SingleClient | Self::Centralised => "nothing (no exchange)",
+            Self::FedAvg | Self::NoSharing => "model only",
+            Self::FedPub => "model; a functional embedding per client (which clients behave alike)",
+            Self::FedGcn => {
+                "model; once, neighbour-feature sums unprotected (a sum with one contributor is a raw feature row)"
+            }
+            Self::SwiftFedGnn => {
+                "model; halo rows exact and unprotected at each round's cross-client step"
+            }
+            Self::StaleEmbeddings | Self::CeFedGnn | Self::NoEmbeddingMa | Self::NoGradientMa => {
+                "model; boundary rows clipped and noised (metric-DP)"
+            }
+        }
+    }
+
+    /// The configuration a run of this method uses: Swift-FedGNN's rows are exact (σ₀ = 0,
+    /// clipping off in effect); the others use `cfg` as given.
+    pub(crate) fn run_config(self, cfg: &FedTrainConfig) -> FedTrainConfig {
+        let mut c = cfg.clone();
+        if self == Self::SwiftFedGnn {
+            c.sigma0 = 0.0;
+            c.clip = SWIFT_CLIP;
+            c.radius = 0.1 * SWIFT_CLIP;
+            c.halo_average = None;
+        }
+        c
     }
 
     /// Whether W is averaged through the server.
     pub(crate) fn federated(self) -> bool {
         !matches!(self, Self::SingleClient | Self::Centralised)
+    }
+
+    /// Whether the deployed roles ([`crate::deploy`]) run this method: the federated methods
+    /// but the baselines simulated only (FedGCN's pre-training exchange, Swift-FedGNN's
+    /// cross-client schedule and FED-PUB's personalised averaging are not part of the wire
+    /// protocol).
+    pub fn deployable(self) -> bool {
+        self.federated() && !matches!(self, Self::FedGcn | Self::SwiftFedGnn | Self::FedPub)
     }
 
     /// (γ, β, read mode) under this method.
@@ -123,11 +188,16 @@ impl Method {
             Self::CeFedGnn | Self::NoSharing => (g, b, r),
             Self::NoEmbeddingMa => (1.0, b, ReadMode::Fresh),
             Self::NoGradientMa => (g, 1.0, r),
-            Self::StaleEmbeddings => (1.0, 1.0, ReadMode::Fresh),
-            Self::SingleClient | Self::FedAvg | Self::Centralised => (g, 1.0, r),
+            Self::StaleEmbeddings | Self::SwiftFedGnn => (1.0, 1.0, ReadMode::Fresh),
+            Self::SingleClient | Self::FedAvg | Self::FedGcn | Self::FedPub | Self::Centralised => {
+                (g, 1.0, r)
+            }
         }
     }
 }
+
+/// The clip norm of Swift-FedGNN's exact rows: far above any row norm, so no row is clipped.
+const SWIFT_CLIP: f64 = 1e9;
 
 /// Hyper-parameters of a federated run. Defaults: GCN, 2 layers, hidden 16, dropout 0.5,
 /// K = 32, 20 rounds, η = 0.2, γ = β = 0.5, batch 64, fanout 10, C = 1, σ₀ = 1, p = 0.1·C,
@@ -194,6 +264,16 @@ pub struct FedTrainConfig {
     /// [`ClientOptions::noise`](crate::deploy::ClientOptions::noise) instead.
     #[serde(default)]
     pub noise: NoiseSource,
+    /// PNA's degree normaliser δ (the mean of ln(degree + 1) over training nodes), shared by
+    /// every client so that their models agree. `None`: [`simulate`] computes it from the
+    /// task's training nodes over the whole graph \[R\]: a deployment must agree on a value
+    /// (a pooled degree histogram reveals degrees), and its clients refuse PNA without one.
+    #[serde(default)]
+    pub pna_delta: Option<f64>,
+    /// Clients sampled for each round's cross-client step of [`Method::SwiftFedGnn`] (`None`:
+    /// half of them, rounded up).
+    #[serde(default)]
+    pub swift_clients: Option<usize>,
 }
 
 impl Default for FedTrainConfig {
@@ -224,6 +304,8 @@ impl Default for FedTrainConfig {
             balanced_loss: false,
             seed: 0,
             noise: NoiseSource::Os,
+            pna_delta: None,
+            swift_clients: None,
         }
     }
 }
@@ -243,7 +325,7 @@ impl FedTrainConfig {
         }
     }
 
-    /// The preset for AML graphs with `model` (GIN or GINE): hidden 32, fanout 100 (the note's
+    /// The preset for AML graphs with `model` (GIN, GINE or PNA): hidden 32, fanout 100 (the note's
     /// AML fanout), η = 0.01, dropout 0.1, class-balanced loss, gradient clipping at norm 5
     /// (sums over high-degree accounts otherwise blow up a step).
     pub fn aml(model: ModelKind) -> Self {
@@ -259,12 +341,34 @@ impl FedTrainConfig {
         }
     }
 
+    /// This configuration with [`FedTrainConfig::pna_delta`] computed from `task` when the model
+    /// is PNA and none is set: the mean of ln(degree + 1) over the training nodes in the whole
+    /// graph \[R\].
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] for a task without training nodes or edges.
+    pub fn with_pna_delta_of(&self, task: &FedTask) -> Result<Self> {
+        let mut cfg = self.clone();
+        if cfg.model == ModelKind::Pna && cfg.pna_delta.is_none() {
+            let g = task.fed.graph();
+            let degrees: Vec<usize> = (0..g.num_nodes() as u32)
+                .filter(|&v| task.split.train[v as usize])
+                .map(|v| g.degree(v))
+                .collect();
+            let delta = gnn::layers::avg_log_degree(&degrees)
+                .map_err(|e| FedError::param("pna_delta", e, "cannot be computed from the task"))?;
+            cfg.pna_delta = Some(delta);
+        }
+        Ok(cfg)
+    }
+
     /// The configuration of a [`Preset`].
     pub fn preset(preset: Preset) -> Self {
         match preset {
             Preset::Citation => Self::citation(),
             Preset::AmlGine => Self::aml(ModelKind::Gine),
             Preset::AmlGin => Self::aml(ModelKind::Gin),
+            Preset::AmlPna => Self::aml(ModelKind::Pna),
             Preset::Default => Self::default(),
         }
     }
@@ -361,6 +465,9 @@ impl FedTrainConfig {
         if let Some(c) = self.grad_clip {
             positive("grad_clip", c)?;
         }
+        if self.swift_clients == Some(0) {
+            return Err(FedError::param("swift_clients", 0, "must be >= 1"));
+        }
         positive("lr", self.lr)?;
         if !(self.weight_decay.is_finite() && self.weight_decay >= 0.0) {
             return Err(FedError::param(
@@ -409,6 +516,20 @@ impl FedTrainConfig {
                     FedError::param("model", "gine", "needs a task with edge features")
                 })?;
                 gnn::ModelConfig::gine(d_input, d_edge, self.hidden, classes)
+            }
+            ModelKind::Pna => {
+                let delta = self.pna_delta.ok_or_else(|| {
+                    FedError::param(
+                        "pna_delta",
+                        "none",
+                        "PNA needs its degree normaliser δ agreed by every client",
+                    )
+                })?;
+                positive("pna_delta", delta)?;
+                // One tower: the output layer's width (the classes) must divide by the towers
+                // [R: Multi-GNN uses 5 towers with an MLP readout].
+                let settings = gnn::PnaSettings::new(delta).with_d_edge(d_edge);
+                gnn::ModelConfig::pna(d_input, self.hidden, classes, settings)
             }
         };
         Ok(base

@@ -10,7 +10,7 @@ use graph_core::{Graph, Partition};
 use serde::Serialize;
 
 use super::local::{EdgeIndex, HaloTable, LocalView, Trainer, ViewData};
-use super::{FedTask, FedTrainConfig, Method, Metric};
+use super::{FedTask, FedTrainConfig, Method, Metric, fedgcn};
 use crate::error::{FedError, Result};
 use crate::estimator::MaConfig;
 use crate::federation::FederatedGraph;
@@ -101,6 +101,9 @@ pub(crate) fn score(metric: Metric, pred: &[u32], truth: &[u32], classes: usize)
 /// Purpose name of the trainers' streams in [`Seeds`] (one per client, by client index).
 pub(crate) const TRAINER_STREAM: &str = "cefedgnn/trainer";
 
+/// Purpose name of the initialisation of FedGCN's linear first layer in [`Seeds`].
+const FEDGCN_STREAM: &str = "cefedgnn/fedgcn-first-layer";
+
 /// Purpose name of the boundary noise in a seeded [`NoiseSource`] (one per client id).
 pub(crate) const BOUNDARY_NOISE: &str = "cefedgnn/boundary-noise";
 
@@ -134,9 +137,14 @@ fn without_cross_edges(fed: &FederatedGraph) -> Result<FederatedGraph> {
     FederatedGraph::new(g, Partition::by_attribute(part))
 }
 
-/// Every client's view of `fed` (halo nodes only when `with_halo`).
-fn client_views(task: &FedTask, fed: &FederatedGraph, with_halo: bool) -> Result<Vec<LocalView>> {
-    let data = fed.distribute(&task.features, &task.labels, Some(&task.split.train))?;
+/// Every client's view of `fed` with node `features` (halo nodes only when `with_halo`).
+fn client_views(
+    task: &FedTask,
+    features: &ndarray::Array2<f32>,
+    fed: &FederatedGraph,
+    with_halo: bool,
+) -> Result<Vec<LocalView>> {
+    let data = fed.distribute(features, &task.labels, Some(&task.split.train))?;
     let index = EdgeIndex::new(task.fed.graph());
     let ef = task.edge_features.clone().map(Arc::new);
     Ok(fed
@@ -182,7 +190,40 @@ pub fn simulate(
     method: Method,
     on_round: &mut dyn FnMut(RoundInfo),
 ) -> Result<FedReport> {
+    Ok(simulate_observed(task, cfg, method, on_round)?.0)
+}
+
+/// What one client holds at the end of a federated run (the client with the most halo nodes):
+/// its own nodes' features and first hidden rows under the final model, and the first-layer
+/// halo rows it received (after its receiver-side averaging), with the halo nodes' ids. The
+/// input of [`crate::attack`].
+#[derive(Clone, Debug)]
+pub struct ClientObservation {
+    /// The client's id.
+    pub client: u32,
+    /// Own nodes' feature rows, `[n_own, d_in]`.
+    pub own_features: ndarray::Array2<f32>,
+    /// Own nodes' first hidden rows under the final model, `[n_own, d]`.
+    pub own_hidden: ndarray::Array2<f32>,
+    /// Global ids of the halo nodes whose first-layer row the client holds.
+    pub halo_nodes: Vec<u32>,
+    /// Those rows, `[halo_nodes.len(), d]`.
+    pub halo_rows: ndarray::Array2<f32>,
+}
+
+/// [`simulate`], also returning what the most exposed client holds at the end
+/// ([`ClientObservation`]; `None` for methods without halo rows).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_observed(
+    task: &FedTask,
+    cfg: &FedTrainConfig,
+    method: Method,
+    on_round: &mut dyn FnMut(RoundInfo),
+) -> Result<(FedReport, Option<ClientObservation>)> {
     cfg.check()?;
+    let cfg = &method.run_config(&cfg.with_pna_delta_of(task)?);
     let start = Instant::now();
     let mut run = start_run(task, cfg, method)?;
     for round in run.first_round()..=cfg.rounds {
@@ -193,7 +234,15 @@ pub fn simulate(
             loss,
         });
     }
-    finish(task, cfg, method, run.close()?, start)
+    let mut outcome = run.close()?;
+    if method == Method::FedGcn {
+        let (up, down) = fedgcn::traffic(task);
+        outcome.traffic.0 += up;
+        outcome.traffic.1 += down;
+        outcome.traffic.2 += up + down;
+    }
+    let observed = outcome.observed.take();
+    Ok((finish(task, cfg, method, outcome, start)?, observed))
 }
 
 /// One run as a state machine over rounds.
@@ -223,6 +272,8 @@ struct Outcome {
     norms: NormStats,
     /// SHA-256 of the wire (federated methods).
     wire_digest: Option<String>,
+    /// What the most exposed client holds (methods with halo rows).
+    observed: Option<ClientObservation>,
 }
 
 impl Outcome {
@@ -240,6 +291,7 @@ impl Outcome {
             privacy: None,
             norms: NormStats::default(),
             wire_digest: None,
+            observed: None,
         }
     }
 }
@@ -261,9 +313,21 @@ impl Setup {
         let device = Device::flex().autodiff();
         let d_edge = task.edge_features.as_ref().map(ndarray::Array2::ncols);
         let model_cfg = cfg.model_config(task.features.ncols(), d_edge, task.num_classes)?;
+        let mut init = model_cfg.init(&device)?;
+        if method == Method::FedGcn {
+            // FedGCN's model: a linear first layer on the pre-aggregated features.
+            let mut rng = Seeds::new(cfg.seed).chacha8(FEDGCN_STREAM, 0);
+            init.layers[0] = gnn::model::Conv::Linear(gnn::layers::Linear::new(
+                task.features.ncols(),
+                cfg.hidden,
+                true,
+                &device,
+                &mut rng,
+            ));
+        }
         Ok(Self {
             ma,
-            init: model_cfg.init(&device)?,
+            init,
             shared: vec![cfg.hidden; cfg.num_layers - 1],
             next_stream: 0,
         })
@@ -300,7 +364,14 @@ fn start_run<'a>(
         fed_owned = without_cross_edges(&task.fed)?;
         &fed_owned
     };
-    let trainers = client_views(task, fed, shares)?
+    let aggregated;
+    let features = if method == Method::FedGcn {
+        aggregated = fedgcn::aggregates(task);
+        &aggregated
+    } else {
+        &task.features
+    };
+    let trainers = client_views(task, features, fed, shares)?
         .into_iter()
         .map(|v| setup.trainer(v, cfg, shares))
         .collect::<Result<Vec<_>>>()?;
@@ -314,7 +385,14 @@ fn start_run<'a>(
         halos,
     };
     if method.federated() {
-        Ok(Box::new(Federated::new(local, fed, &setup.shared)?))
+        let mut run = Federated::new(local, fed, &setup.shared)?;
+        if method == Method::SwiftFedGnn {
+            run.swift = Some(Swift::new(cfg, &run.local.trainers, &setup.shared));
+        }
+        if method == Method::FedPub {
+            run.fed_pub = Some(FedPub::new(cfg, task.features.ncols()));
+        }
+        Ok(Box::new(run))
     } else {
         Ok(Box::new(local))
     }
@@ -415,6 +493,138 @@ struct Federated<'a> {
     net: InProcessTransport,
     server: Server,
     clients: Vec<Client>,
+    /// Swift-FedGNN's cross-client schedule (`None` for the other methods).
+    swift: Option<Swift>,
+    /// FED-PUB's personalised averaging (`None` for the other methods).
+    fed_pub: Option<FedPub>,
+}
+
+/// FED-PUB's server side: a proxy graph of 5 disjoint Erdős–Rényi blocks of 100 nodes (edge
+/// probability 0.1, features N(0, 1)), drawn once from the run's seed and sent to every client;
+/// after each round, the personalised models θ̄_i = Σ_j α_ij θ_j with
+/// α_i = softmax_j(τ · cos(e_i, e_j)), τ = 10 (the authors' code defaults).
+struct FedPub {
+    edges: Vec<(u32, u32)>,
+    x: ndarray::Array2<f32>,
+    /// The personalised models the clients take at the start of the next round.
+    next: Option<Vec<Vec<f32>>>,
+    /// Bytes of the functional embeddings sent up so far.
+    bytes_up: u64,
+}
+
+/// Purpose name of FED-PUB's proxy graph in [`Seeds`].
+const FED_PUB_STREAM: &str = "cefedgnn/fed-pub-proxy";
+
+/// FED-PUB's similarity temperature τ.
+const FED_PUB_TAU: f64 = 10.0;
+
+impl FedPub {
+    fn new(cfg: &FedTrainConfig, d_in: usize) -> Self {
+        use rand::RngExt;
+        use rand_distr::{Distribution, StandardNormal};
+        let mut rng = Seeds::new(cfg.seed).chacha8(FED_PUB_STREAM, 0);
+        let (blocks, size, p) = (5u32, 100u32, 0.1);
+        let mut edges = Vec::new();
+        for b in 0..blocks {
+            for u in 0..size {
+                for v in u + 1..size {
+                    if rng.random_bool(p) {
+                        let (u, v) = (b * size + u, b * size + v);
+                        edges.extend([(u, v), (v, u)]);
+                    }
+                }
+            }
+        }
+        let n = (blocks * size) as usize;
+        let x = ndarray::Array2::from_shape_fn((n, d_in), |_| {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            z as f32
+        });
+        Self {
+            edges,
+            x,
+            next: None,
+            bytes_up: 0,
+        }
+    }
+
+    /// The personalised models from the clients' current W and functional embeddings.
+    fn personalise(&mut self, trainers: &[Trainer]) -> Result<()> {
+        let emb = trainers
+            .iter()
+            .map(|t| t.functional_embedding(&self.edges, &self.x))
+            .collect::<Result<Vec<_>>>()?;
+        self.bytes_up += emb.iter().map(|e| e.len() as u64 * 4).sum::<u64>();
+        let cos = |a: &[f32], b: &[f32]| -> f64 {
+            let dot: f64 = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| f64::from(*x) * f64::from(*y))
+                .sum();
+            let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+            let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+            if na == 0.0 || nb == 0.0 {
+                0.0
+            } else {
+                dot / (na * nb)
+            }
+        };
+        let m = trainers.len();
+        let mut next = Vec::with_capacity(m);
+        for i in 0..m {
+            let logits: Vec<f64> = (0..m)
+                .map(|j| FED_PUB_TAU * cos(&emb[i], &emb[j]))
+                .collect();
+            let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let w: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
+            let z: f64 = w.iter().sum();
+            let mut theta = vec![0.0f64; trainers[i].w.len()];
+            for (j, t) in trainers.iter().enumerate() {
+                let a = w[j] / z;
+                for (o, &v) in theta.iter_mut().zip(&t.w) {
+                    *o += a * f64::from(v);
+                }
+            }
+            next.push(theta.into_iter().map(|v| v as f32).collect());
+        }
+        self.next = Some(next);
+        Ok(())
+    }
+}
+
+/// Swift-FedGNN's schedule: each round, `per_round` clients drawn without replacement take
+/// their first local step with the halo rows; every other step reads an empty halo table.
+struct Swift {
+    rng: ChaCha8Rng,
+    per_round: usize,
+    empty: Vec<HaloTable>,
+}
+
+/// Purpose name of Swift-FedGNN's client sampling in [`Seeds`].
+const SWIFT_STREAM: &str = "cefedgnn/swift-clients";
+
+impl Swift {
+    fn new(cfg: &FedTrainConfig, trainers: &[Trainer], shared: &[usize]) -> Self {
+        let m = trainers.len();
+        Self {
+            rng: Seeds::new(cfg.seed).chacha8(SWIFT_STREAM, 0),
+            per_round: cfg.swift_clients.unwrap_or(m.div_ceil(2)).min(m),
+            empty: trainers
+                .iter()
+                .map(|t| HaloTable::new(t.view.halo.len(), shared))
+                .collect(),
+        }
+    }
+
+    /// Whether each client takes this round's cross-client step.
+    fn draw(&mut self) -> Vec<bool> {
+        let m = self.empty.len();
+        let mut picked = vec![false; m];
+        for i in rand::seq::index::sample(&mut self.rng, m, self.per_round) {
+            picked[i] = true;
+        }
+        picked
+    }
 }
 
 impl<'a> Federated<'a> {
@@ -452,6 +662,8 @@ impl<'a> Federated<'a> {
             net,
             server,
             clients,
+            swift: None,
+            fed_pub: None,
         })
     }
 }
@@ -489,28 +701,64 @@ impl Rounds for Federated<'_> {
     fn round(&mut self, round: u32) -> Result<f64> {
         let cfg = self.local.cfg;
         let mut losses = Vec::new();
+        let mut swift = self.swift.take();
+        let cross = swift.as_mut().map(Swift::draw);
+        let mut i = 0;
+        let personal = self.fed_pub.as_mut().and_then(|f| f.next.take());
         self.for_each_client(|c, t, h, net| {
+            if let Some(p) = &personal {
+                t.set_params(&p[i]);
+            }
             if round == 0 {
                 t.bootstrap(h)?;
+            } else if let (Some(sw), Some(cross)) = (&swift, &cross) {
+                for s in 0..cfg.local_steps {
+                    let halo = if s == 0 && cross[i] {
+                        &*h
+                    } else {
+                        &sw.empty[i]
+                    };
+                    losses.extend(t.step(halo)?);
+                }
             } else {
                 for _ in 0..cfg.local_steps {
                     losses.extend(t.step(h)?);
                 }
             }
+            i += 1;
             let grad = cfg.share_gradient.then(|| t.g.value().to_vec());
             c.upload(net, &t.w, grad.as_deref(), t.train_size(), &t.h)?;
             Ok(())
         })?;
+        self.swift = swift;
+        if let Some(f) = &mut self.fed_pub
+            && round > 0
+        {
+            f.personalise(&self.local.trainers)?;
+        }
         self.server.poll(&mut self.net)?;
         self.server.finish_round(&mut self.net)?;
         Ok(mean(losses.into_iter()))
     }
     fn close(mut self: Box<Self>) -> Result<Outcome> {
-        // The final broadcast: averaged W and the latest halo rows.
-        self.for_each_client(|_, _, _, _| Ok(()))?;
+        // The final broadcast: averaged W and the latest halo rows (FED-PUB: each client's
+        // personalised W instead).
+        let personal = self.fed_pub.as_mut().and_then(|f| f.next.take());
+        let mut i = 0;
+        self.for_each_client(|_, t, _, _| {
+            if let Some(p) = &personal {
+                t.set_params(&p[i]);
+            }
+            i += 1;
+            Ok(())
+        })?;
+        let observed = observe(&mut self.local)?;
         let (preds, per) = predict_all(&mut self.local.trainers, &self.local.halos)?;
         let log = self.server.traffic();
-        let (up, down) = (log.total_in(Direction::Up), log.total_in(Direction::Down));
+        let (mut up, down) = (log.total_in(Direction::Up), log.total_in(Direction::Down));
+        if let Some(f) = &self.fed_pub {
+            up += f.bytes_up;
+        }
         let emb = log.embedding_total();
         let mut privacy: Option<PrivacyReport> = None;
         let norms = self.clients.iter().fold(NormStats::default(), |acc, c| {
@@ -534,8 +782,44 @@ impl Rounds for Federated<'_> {
             privacy,
             norms,
             wire_digest: Some(self.net.wire_digest()),
+            observed,
         })
     }
+}
+
+/// The [`ClientObservation`] of the client with the most halo nodes (`None` when no client has
+/// halo rows).
+fn observe(local: &mut Local<'_>) -> Result<Option<ClientObservation>> {
+    let Some(i) = (0..local.trainers.len())
+        .filter(|&i| !local.trainers[i].view.halo.is_empty())
+        .max_by_key(|&i| (local.trainers[i].view.halo.len(), std::cmp::Reverse(i)))
+    else {
+        return Ok(None);
+    };
+    let halo = &local.halos[i];
+    let t = &mut local.trainers[i];
+    let (hidden, _) = t.full_forward(halo)?;
+    let n_own = t.view.own.len();
+    let d = hidden[0].len() / n_own.max(1);
+    let own_hidden = ndarray::Array2::from_shape_vec((n_own, d), hidden[0].clone())
+        .map_err(|e| FedError::Inconsistent(e.to_string()))?;
+    let mut nodes = Vec::new();
+    let mut rows = Vec::new();
+    for (j, &v) in t.view.halo.iter().enumerate() {
+        if let Some(r) = halo.get(0, j) {
+            nodes.push(v);
+            rows.extend_from_slice(r);
+        }
+    }
+    let halo_rows = ndarray::Array2::from_shape_vec((nodes.len(), d), rows)
+        .map_err(|e| FedError::Inconsistent(e.to_string()))?;
+    Ok(Some(ClientObservation {
+        client: i as u32,
+        own_features: t.view.features.clone(),
+        own_hidden,
+        halo_nodes: nodes,
+        halo_rows,
+    }))
 }
 
 /// Per client: predictions for all its local nodes, and the global ids of its own nodes.
@@ -607,6 +891,7 @@ fn finish(
         privacy,
         norms,
         wire_digest,
+        observed: _,
     } = outcome;
     let per_client_nodes = per_client_nodes.as_slice();
     // Prediction of every node (the central model predicts all nodes at once).

@@ -248,6 +248,8 @@ pub struct AttackRow {
     pub targets: usize,
     /// MSE per feature entry of the ridge-regression reconstruction.
     pub mse_regression: f64,
+    /// Its ridge penalty per own node, chosen on held-out own nodes.
+    pub ridge: f64,
     /// MSE of the nearest-own-node reconstruction.
     pub mse_nearest: f64,
     /// MSE of the own-feature mean (no information about the target).
@@ -289,6 +291,7 @@ pub fn attack_table(plan: &Plan, s: &Setting) -> Result<Vec<AttackRow>> {
             own_nodes: a.own_nodes,
             targets: a.targets,
             mse_regression: a.mse_regression,
+            ridge: a.ridge,
             mse_nearest: a.mse_nearest,
             mse_mean: a.mse_mean,
             regression_vs_mean: a.mse_regression / a.mse_mean,

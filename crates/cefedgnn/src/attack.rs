@@ -2,7 +2,8 @@
 //! test): a client holding the first-layer halo rows it received, and its own nodes' features
 //! and first hidden rows under the final model, learns a map from hidden rows back to features
 //! on its own nodes and applies it to the halo rows, reconstructing remote nodes' input
-//! features.
+//! features. Released rows are clipped to norm C (public), so the attacker clips its own hidden
+//! rows the same way before fitting.
 //!
 //! Three predictors of a remote node's features, scored by mean squared error per feature
 //! entry against the true rows:
@@ -101,7 +102,15 @@ pub fn attack(features: &Array2<f32>, seen: &ClientObservation) -> Result<Attack
             .collect::<Vec<_>>(),
     );
     let x = seen.own_features.mapv(f64::from);
-    let h = seen.own_hidden.mapv(f64::from);
+    let mut h = seen.own_hidden.mapv(f64::from);
+    if seen.clip.is_finite() && seen.clip > 0.0 {
+        for mut row in h.rows_mut() {
+            let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > seen.clip {
+                row.mapv_inplace(|v| v * seen.clip / norm);
+            }
+        }
+    }
     let q = seen.halo_rows.mapv(f64::from);
     let mean_x = x.mean_axis(Axis(0)).expect("n > 0");
     let mse = |pred: &Array2<f64>| -> f64 {
@@ -248,6 +257,7 @@ mod tests {
             own_features: features.select(Axis(0), &own),
             own_hidden: hidden.select(Axis(0), &own),
             halo_nodes: remote.clone(),
+            clip: f64::INFINITY,
             halo_rows: hidden
                 .select(Axis(0), &(200..300).collect::<Vec<_>>())
                 .mapv(|v| v + noise * rng.random_range(-1.0f32..1.0)),
@@ -264,6 +274,29 @@ mod tests {
         assert_eq!((exact.own_nodes, exact.targets), (200, 100));
     }
 
+    /// Released rows are clipped to C: the attacker clips its own rows too, so a remote twin of
+    /// an own node (same features, same hidden row) is matched exactly.
+    #[test]
+    fn the_attacker_clips_its_own_rows_like_the_released_ones() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let (n, d, f) = (50usize, 3usize, 4usize);
+        let hidden = Array2::from_shape_fn((n, d), |_| rng.random_range(2.0f32..10.0));
+        let own_features = Array2::from_shape_fn((n, f), |_| rng.random_range(0.0f32..1.0));
+        let mut features = own_features.clone();
+        features.append(Axis(0), own_features.view()).unwrap();
+        let clipped = hidden.map_axis(Axis(1), |r| r.dot(&r).sqrt());
+        let halo_rows = Array2::from_shape_fn((n, d), |(i, j)| hidden[[i, j]] / clipped[i]);
+        let seen = ClientObservation {
+            client: 0,
+            own_features,
+            own_hidden: hidden,
+            halo_nodes: (n as u32..2 * n as u32).collect(),
+            halo_rows,
+            clip: 1.0,
+        };
+        assert_eq!(attack(&features, &seen).unwrap().mse_nearest, 0.0);
+    }
+
     #[test]
     fn empty_observations_and_bad_ids_are_errors() {
         let features = Array2::<f32>::zeros((3, 2));
@@ -273,6 +306,7 @@ mod tests {
             own_hidden: Array2::zeros((2, 1)),
             halo_nodes: vec![],
             halo_rows: Array2::zeros((0, 1)),
+            clip: 1.0,
         };
         assert!(attack(&features, &seen).is_err());
         seen.halo_nodes = vec![7];

@@ -209,6 +209,8 @@ pub struct ClientObservation {
     pub halo_nodes: Vec<u32>,
     /// Those rows, `[halo_nodes.len(), d]`.
     pub halo_rows: ndarray::Array2<f32>,
+    /// The clip norm C of released rows (public: part of the protocol's configuration).
+    pub clip: f64,
 }
 
 /// [`simulate`], also returning what the most exposed client holds at the end
@@ -819,6 +821,7 @@ fn observe(local: &mut Local<'_>) -> Result<Option<ClientObservation>> {
         own_hidden,
         halo_nodes: nodes,
         halo_rows,
+        clip: local.cfg.clip,
     }))
 }
 

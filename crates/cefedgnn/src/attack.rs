@@ -2,8 +2,10 @@
 //! test): a client holding the first-layer halo rows it received, and its own nodes' features
 //! and first hidden rows under the final model, learns a map from hidden rows back to features
 //! on its own nodes and applies it to the halo rows, reconstructing remote nodes' input
-//! features. Released rows are clipped to norm C (public), so the attacker clips its own hidden
-//! rows the same way before fitting.
+//! features. Released rows are clipped to norm C and noised with N(0, σ²) (both public), so the
+//! attacker releases its own hidden rows the same way (its own seeded noise) before fitting:
+//! the regression then learns the map from *noisy* rows, which regularises it as much as the
+//! noise requires.
 //!
 //! Three predictors of a remote node's features, scored by mean squared error per feature
 //! entry against the true rows:
@@ -110,6 +112,14 @@ pub fn attack(features: &Array2<f32>, seen: &ClientObservation) -> Result<Attack
                 row.mapv_inplace(|v| v * seen.clip / norm);
             }
         }
+    }
+    if seen.sigma > 0.0 && seen.sigma.is_finite() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(seen.client));
+        let normal = Normal::new(0.0, seen.sigma)
+            .map_err(|_| FedError::param("sigma", seen.sigma, "is not a valid noise scale"))?;
+        h.mapv_inplace(|v| v + normal.sample(&mut rng));
     }
     let q = seen.halo_rows.mapv(f64::from);
     let mean_x = x.mean_axis(Axis(0)).expect("n > 0");
@@ -258,6 +268,7 @@ mod tests {
             own_hidden: hidden.select(Axis(0), &own),
             halo_nodes: remote.clone(),
             clip: f64::INFINITY,
+            sigma: 0.0,
             halo_rows: hidden
                 .select(Axis(0), &(200..300).collect::<Vec<_>>())
                 .mapv(|v| v + noise * rng.random_range(-1.0f32..1.0)),
@@ -293,8 +304,41 @@ mod tests {
             halo_nodes: (n as u32..2 * n as u32).collect(),
             halo_rows,
             clip: 1.0,
+            sigma: 0.0,
         };
         assert_eq!(attack(&features, &seen).unwrap().mse_nearest, 0.0);
+    }
+
+    /// Noisy released rows: the attacker that fits on its own rows noised the same way stays
+    /// near the mean predictor instead of amplifying the noise (the noise-blind fit does).
+    #[test]
+    fn the_attacker_fits_on_rows_noised_like_the_released_ones() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (n_all, d, f) = (400usize, 6usize, 5usize);
+        let hidden = Array2::from_shape_fn((n_all, d), |_| rng.random_range(-0.3f32..0.3));
+        let map = Array2::from_shape_fn((d, f), |_| rng.random_range(-3.0f32..3.0));
+        let features = hidden.dot(&map);
+        let own: Vec<usize> = (0..300).collect();
+        let sigma = 1.0f32;
+        let noisy = hidden
+            .select(Axis(0), &(300..400).collect::<Vec<_>>())
+            .mapv(|v| v + sigma * rng.random_range(-1.7f32..1.7));
+        let seen = |known_sigma: f64| ClientObservation {
+            client: 0,
+            own_features: features.select(Axis(0), &own),
+            own_hidden: hidden.select(Axis(0), &own),
+            halo_nodes: (300..400).collect(),
+            halo_rows: noisy.clone(),
+            clip: f64::INFINITY,
+            sigma: known_sigma,
+        };
+        let aware = attack(&features, &seen(1.0)).unwrap();
+        let blind = attack(&features, &seen(0.0)).unwrap();
+        assert!(aware.mse_regression < 1.5 * aware.mse_mean, "{aware:?}");
+        assert!(
+            blind.mse_regression > 2.0 * aware.mse_regression,
+            "{blind:?} vs {aware:?}"
+        );
     }
 
     #[test]
@@ -307,6 +351,7 @@ mod tests {
             halo_nodes: vec![],
             halo_rows: Array2::zeros((0, 1)),
             clip: 1.0,
+            sigma: 0.0,
         };
         assert!(attack(&features, &seen).is_err());
         seen.halo_nodes = vec![7];

@@ -40,7 +40,7 @@ const METHODS_NOTES: [&str; 8] = [
 
 const ATTACK_TITLE: &str = "CE-FedGNN: attribute inference from the received halo rows over σ₀ (MSE per feature entry; lower = more leaked)";
 
-const ATTACK_NOTE: &str = "The attacker is the client with the most halo nodes. It knows the final model, its own nodes' features and first hidden rows, and the first-layer rows it received (after its receiver-side averaging). regression: ridge regression of features on hidden rows fitted on its own nodes, applied to the received rows; nearest: the features of the own node with the nearest hidden row; mean: the mean own feature row (knows nothing of the target). First seed; σ₀ = 0 releases exact rows (clipped at C), the attack's best case.";
+const ATTACK_NOTE: &str = "The attacker is the client with the most halo nodes. It knows the final model, its own nodes' features and first hidden rows, the public clip norm C and noise σ = σ₀·C, and the first-layer rows it received (after its receiver-side averaging). It releases its own hidden rows the same way (clipped to C, its own Gaussian noise) and fits on them. regression: ridge regression of features on those rows, the penalty chosen on a held-out fifth of its own nodes, applied to the received rows; nearest: the features of the own node with the nearest row; mean: the mean own feature row (knows nothing of the target). regression_vs_mean < 1: the rows leak something the mean does not know. First seed; σ₀ = 0 releases exact rows (clipped at C), the attack's best case.";
 
 const ORDERING_TITLE: &str = "CE-FedGNN on citation graphs: does the paper's ordering of the methods hold, and which F1 reading is closest to its FedAvg figure";
 

@@ -211,6 +211,8 @@ pub struct ClientObservation {
     pub halo_rows: ndarray::Array2<f32>,
     /// The clip norm C of released rows (public: part of the protocol's configuration).
     pub clip: f64,
+    /// The noise standard deviation σ = σ₀·C of released rows (public likewise).
+    pub sigma: f64,
 }
 
 /// [`simulate`], also returning what the most exposed client holds at the end
@@ -822,6 +824,7 @@ fn observe(local: &mut Local<'_>) -> Result<Option<ClientObservation>> {
         halo_nodes: nodes,
         halo_rows,
         clip: local.cfg.clip,
+        sigma: local.cfg.sigma0 * local.cfg.clip,
     }))
 }
 

@@ -358,3 +358,32 @@ fn generator_traffic_counts_rows_counts_and_gradients_both_ways() {
     assert_eq!(generator_traffic(&[3, 3], 5, 2), (504, 504));
     assert_eq!(generator_traffic(&[], 5, 2), (0, 0));
 }
+
+/// A client without training or validation nodes whose nodes are all hidden has an empty
+/// impaired graph: NeighGen skips training there and mends nothing, without failing.
+#[test]
+fn a_client_with_an_empty_impaired_graph_is_left_unmended() {
+    let mut task = csbm_task(6, 0.15);
+    let first = task.fed.clients()[0].nodes().to_vec();
+    for &v in &first {
+        task.split.train[v as usize] = false;
+        task.split.val[v as usize] = false;
+    }
+    let cfg = FedTrainConfig {
+        neighgen: NeighGenConfig {
+            hide_fraction: 1.0,
+            mend_on: MendOn::Impaired,
+            ..small_cfg()
+        },
+        ..FedTrainConfig::default()
+    };
+    let (clients, phase) = trained(&task, &cfg).unwrap();
+    assert!(clients[0].impaired.kept.is_empty());
+    let m = assemble(&task, &cfg, &clients, &phase).unwrap();
+    let n = task.labels.len();
+    assert!(
+        first
+            .iter()
+            .all(|&v| m.fed.graph().neighbors(v).iter().all(|&u| (u as usize) < n))
+    );
+}

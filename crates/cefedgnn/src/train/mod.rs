@@ -33,11 +33,13 @@
 //! ```
 
 mod fedgcn;
+mod fedsage;
 mod local;
 mod params;
 mod run;
 mod task;
 
+pub use fedsage::{MendOn, NeighGenConfig, NeighGenSplit};
 pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState, ViewData};
 pub use run::{ClientObservation, FedReport, RoundInfo, simulate, simulate_observed};
 pub(crate) use run::{apply_broadcast, noise_rng, score, trainer_rng};
@@ -87,6 +89,12 @@ graph_core::choice_enum! {
         /// over the clients' functional embeddings e (mean first-layer output on one shared
         /// random proxy graph). \[R\]: without FED-PUB's sparse masks and proximal term.
         FedPub => "fed-pub",
+        /// Baseline FedSage+ (Zhang et al. 2021): each client trains the missing-neighbour
+        /// generator NeighGen on its local graph with hidden nodes, then fGen jointly against
+        /// the other clients' neighbour features ([`FedTrainConfig::neighgen`]); then FedAvg
+        /// (cross edges ignored, plain SGD) on the local graphs mended with generated
+        /// neighbours. The setting's model, not GraphSAGE \[R\].
+        FedSagePlus => "fedsage-plus",
         /// Baseline FedGNN-ST: stale shared embeddings without MA (γ = 1, β = 1).
         StaleEmbeddings => "fedgnn-st",
         /// The full algorithm: MA embeddings shared every K steps, gradient MA.
@@ -143,6 +151,9 @@ impl Method {
             Self::SingleClient | Self::Centralised => "nothing (no exchange)",
             Self::FedAvg | Self::NoSharing => "model only",
             Self::FedPub => "model; a functional embedding per client (which clients behave alike)",
+            Self::FedSagePlus => {
+                "model; generator phase (simulated): generated neighbour rows out, their gradients back, unprotected (deployed, the gradients reveal other clients' matched raw feature rows)"
+            }
             Self::FedGcn => {
                 "model; once, neighbour-feature sums unprotected (a sum with one contributor is a raw feature row)"
             }
@@ -175,10 +186,14 @@ impl Method {
 
     /// Whether the deployed roles ([`crate::deploy`]) run this method: the federated methods
     /// but the baselines simulated only (FedGCN's pre-training exchange, Swift-FedGNN's
-    /// cross-client schedule and FED-PUB's personalised averaging are not part of the wire
-    /// protocol).
+    /// cross-client schedule, FED-PUB's personalised averaging and FedSage+'s generator phase
+    /// are not part of the wire protocol).
     pub fn deployable(self) -> bool {
-        self.federated() && !matches!(self, Self::FedGcn | Self::SwiftFedGnn | Self::FedPub)
+        self.federated()
+            && !matches!(
+                self,
+                Self::FedGcn | Self::SwiftFedGnn | Self::FedPub | Self::FedSagePlus
+            )
     }
 
     /// (γ, β, read mode) under this method.
@@ -189,9 +204,12 @@ impl Method {
             Self::NoEmbeddingMa => (1.0, b, ReadMode::Fresh),
             Self::NoGradientMa => (g, 1.0, r),
             Self::StaleEmbeddings | Self::SwiftFedGnn => (1.0, 1.0, ReadMode::Fresh),
-            Self::SingleClient | Self::FedAvg | Self::FedGcn | Self::FedPub | Self::Centralised => {
-                (g, 1.0, r)
-            }
+            Self::SingleClient
+            | Self::FedAvg
+            | Self::FedGcn
+            | Self::FedPub
+            | Self::FedSagePlus
+            | Self::Centralised => (g, 1.0, r),
         }
     }
 }
@@ -274,6 +292,9 @@ pub struct FedTrainConfig {
     /// half of them, rounded up).
     #[serde(default)]
     pub swift_clients: Option<usize>,
+    /// NeighGen's hyper-parameters under [`Method::FedSagePlus`] (the spec's defaults).
+    #[serde(default)]
+    pub neighgen: NeighGenConfig,
 }
 
 impl Default for FedTrainConfig {
@@ -306,6 +327,7 @@ impl Default for FedTrainConfig {
             noise: NoiseSource::Os,
             pna_delta: None,
             swift_clients: None,
+            neighgen: NeighGenConfig::default(),
         }
     }
 }
@@ -468,6 +490,7 @@ impl FedTrainConfig {
         if self.swift_clients == Some(0) {
             return Err(FedError::param("swift_clients", 0, "must be >= 1"));
         }
+        self.neighgen.check()?;
         positive("lr", self.lr)?;
         if !(self.weight_decay.is_finite() && self.weight_decay >= 0.0) {
             return Err(FedError::param(

@@ -10,7 +10,7 @@ use graph_core::{Graph, Partition};
 use serde::Serialize;
 
 use super::local::{EdgeIndex, HaloTable, LocalView, Trainer, ViewData};
-use super::{FedTask, FedTrainConfig, Method, Metric, fedgcn};
+use super::{FedTask, FedTrainConfig, Method, Metric, fedgcn, fedsage};
 use crate::error::{FedError, Result};
 use crate::estimator::MaConfig;
 use crate::federation::FederatedGraph;
@@ -144,9 +144,32 @@ fn client_views(
     fed: &FederatedGraph,
     with_halo: bool,
 ) -> Result<Vec<LocalView>> {
-    let data = fed.distribute(features, &task.labels, Some(&task.split.train))?;
-    let index = EdgeIndex::new(task.fed.graph());
-    let ef = task.edge_features.clone().map(Arc::new);
+    let nodes = NodeData {
+        graph: task.fed.graph(),
+        features,
+        labels: &task.labels,
+        train: &task.split.train,
+        num_classes: task.num_classes,
+        edge_features: task.edge_features.clone().map(Arc::new),
+    };
+    views(&nodes, fed, with_halo)
+}
+
+/// The node and edge data every client's view is cut from.
+struct NodeData<'a> {
+    /// The graph whose edge order indexes `edge_features`.
+    graph: &'a Graph,
+    features: &'a ndarray::Array2<f32>,
+    labels: &'a [u32],
+    train: &'a [bool],
+    num_classes: usize,
+    edge_features: Option<Arc<ndarray::Array2<f32>>>,
+}
+
+/// Every client's view of `fed` over `nodes` (halo nodes only when `with_halo`).
+fn views(nodes: &NodeData<'_>, fed: &FederatedGraph, with_halo: bool) -> Result<Vec<LocalView>> {
+    let data = fed.distribute(nodes.features, nodes.labels, Some(nodes.train))?;
+    let index = EdgeIndex::new(nodes.graph);
     Ok(fed
         .clients()
         .iter()
@@ -159,16 +182,16 @@ fn client_views(
                 Vec::new()
             };
             LocalView::new(
-                task.fed.graph(),
+                nodes.graph,
                 &index,
                 own,
                 halo,
                 ViewData {
                     features: d.features().to_owned(),
                     labels: d.labels().to_vec(),
-                    num_classes: task.num_classes,
+                    num_classes: nodes.num_classes,
                     train: d.train_mask(),
-                    edge_features: ef.clone(),
+                    edge_features: nodes.edge_features.clone(),
                 },
             )
         })
@@ -360,6 +383,9 @@ fn start_run<'a>(
     if method == Method::Centralised {
         return Ok(Box::new(Central::new(task, cfg, &mut setup)?));
     }
+    if method == Method::FedSagePlus {
+        return Ok(Box::new(fedsage_run(task, cfg, &mut setup)?));
+    }
     let shares = method.shares_embeddings();
     let fed_owned;
     let fed = if shares {
@@ -400,6 +426,52 @@ fn start_run<'a>(
     } else {
         Ok(Box::new(local))
     }
+}
+
+/// FedSage+: NeighGen trained and the local graphs mended ([`fedsage::mend`]), then FedAvg's
+/// rounds over the mended graphs (cross edges ignored). Generated nodes are extra own nodes of
+/// their client, outside every split; predictions are kept for the real nodes only.
+fn fedsage_run<'a>(
+    task: &FedTask,
+    cfg: &'a FedTrainConfig,
+    setup: &mut Setup,
+) -> Result<Federated<'a>> {
+    let mended = fedsage::mend(task, cfg)?;
+    let nodes = NodeData {
+        graph: mended.fed.graph(),
+        features: &mended.features,
+        labels: &mended.labels,
+        train: &mended.train,
+        num_classes: task.num_classes,
+        edge_features: mended.edge_features.clone().map(Arc::new),
+    };
+    let trainers = views(&nodes, &mended.fed, false)?
+        .into_iter()
+        .map(|v| setup.trainer(v, cfg, false))
+        .collect::<Result<Vec<_>>>()?;
+    let halos = trainers
+        .iter()
+        .map(|_| HaloTable::new(0, &setup.shared))
+        .collect();
+    let local = Local {
+        cfg,
+        trainers,
+        halos,
+    };
+    let mut run = Federated::new(local, &mended.fed, &setup.shared)?;
+    run.fedsage = Some(FedSageRun {
+        real: mended.real,
+        traffic: mended.traffic,
+    });
+    Ok(run)
+}
+
+/// What FedSage+'s rounds keep from its preparation.
+struct FedSageRun {
+    /// Nodes with an id below this are the task's; the others are generated.
+    real: usize,
+    /// Bytes of the generator phase (up, down).
+    traffic: (u64, u64),
 }
 
 /// The centralised baseline: one model on the whole graph, evaluated on each client's nodes.
@@ -501,6 +573,8 @@ struct Federated<'a> {
     swift: Option<Swift>,
     /// FED-PUB's personalised averaging (`None` for the other methods).
     fed_pub: Option<FedPub>,
+    /// FedSage+'s real-node count and generator traffic (`None` for the other methods).
+    fedsage: Option<FedSageRun>,
 }
 
 /// FED-PUB's server side: a proxy graph of 5 disjoint Erdős–Rényi blocks of 100 nodes (edge
@@ -668,6 +742,7 @@ impl<'a> Federated<'a> {
             clients,
             swift: None,
             fed_pub: None,
+            fedsage: None,
         })
     }
 }
@@ -757,13 +832,24 @@ impl Rounds for Federated<'_> {
             Ok(())
         })?;
         let observed = observe(&mut self.local)?;
-        let (preds, per) = predict_all(&mut self.local.trainers, &self.local.halos)?;
+        let (mut preds, mut per) = predict_all(&mut self.local.trainers, &self.local.halos)?;
         let log = self.server.traffic();
-        let (mut up, down) = (log.total_in(Direction::Up), log.total_in(Direction::Down));
+        let (mut up, mut down) = (log.total_in(Direction::Up), log.total_in(Direction::Down));
         if let Some(f) = &self.fed_pub {
             up += f.bytes_up;
         }
-        let emb = log.embedding_total();
+        let mut emb = log.embedding_total();
+        if let Some(s) = &self.fedsage {
+            // Own ids ascend, so the real nodes come first.
+            for (p, nodes) in preds.iter_mut().zip(&mut per) {
+                let real = nodes.partition_point(|&v| v < s.real);
+                p.truncate(real);
+                nodes.truncate(real);
+            }
+            up += s.traffic.0;
+            down += s.traffic.1;
+            emb += s.traffic.0 + s.traffic.1;
+        }
         let mut privacy: Option<PrivacyReport> = None;
         let norms = self.clients.iter().fold(NormStats::default(), |acc, c| {
             acc.merge(&c.releaser().norm_stats())
@@ -970,4 +1056,80 @@ fn finish(
         wire_digest,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::NeighGenConfig;
+    use graph_core::NodeSplit;
+    use graph_core::generate::ContextualSbm;
+    use rand::SeedableRng;
+
+    /// FedSage+'s trainers hold generated nodes besides their own, but the run is evaluated on
+    /// exactly every client's own real nodes.
+    #[test]
+    fn fedsage_plus_evaluates_exactly_the_real_nodes() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let ds = ContextualSbm {
+            n: 90,
+            classes: 3,
+            p_in: 0.6,
+            p_out: 0.02,
+            dim: 8,
+            mu: 1.5,
+        }
+        .sample(&mut rng)
+        .unwrap();
+        let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng).unwrap();
+        let split = NodeSplit::random(90, 0.4, 0.2, &mut rng).unwrap();
+        let task = FedTask::new(
+            "csbm",
+            fed,
+            ds.features().clone(),
+            ds.labels().to_vec(),
+            3,
+            split,
+            None,
+            Metric::MacroF1,
+        )
+        .unwrap();
+        let cfg = FedTrainConfig {
+            rounds: 2,
+            local_steps: 2,
+            neighgen: NeighGenConfig {
+                latent: 8,
+                fgen_hidden: [16, 16],
+                hide_fraction: 1.0,
+                lr: 0.05,
+                local_epochs: 20,
+                fed_epochs: 1,
+                ..NeighGenConfig::default()
+            },
+            ..FedTrainConfig::default()
+        };
+        let mut setup = Setup::new(&task, &cfg, Method::FedSagePlus).unwrap();
+        let run = fedsage_run(&task, &cfg, &mut setup).unwrap();
+        let clients = task.fed.clients();
+        let held: usize = run.local.trainers.iter().map(|t| t.view.own.len()).sum();
+        assert!(held > 90, "generated nodes are local nodes of the trainers");
+        for (t, c) in run.local.trainers.iter().zip(clients) {
+            let train: Vec<u32> = t.view.train.iter().map(|&i| t.view.own[i]).collect();
+            assert!(
+                train
+                    .iter()
+                    .all(|&v| task.split.train[v as usize] && c.owns(v))
+            );
+        }
+        let mut run: Box<dyn Rounds> = Box::new(run);
+        for r in run.first_round()..=cfg.rounds {
+            run.round(r).unwrap();
+        }
+        let out = run.close().unwrap();
+        for (i, (nodes, p)) in out.per_client_nodes.iter().zip(&out.preds).enumerate() {
+            let own: Vec<usize> = clients[i].nodes().iter().map(|&v| v as usize).collect();
+            assert_eq!(nodes, &own);
+            assert_eq!(p.len(), own.len());
+        }
+    }
 }

@@ -1,0 +1,156 @@
+//! [`NeighGenConfig`]: the hyper-parameters of FedSage+'s missing-neighbour generator, with the
+//! two reconstruction switches ([`NeighGenSplit`], [`MendOn`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{FedError, Result, non_negative, positive};
+
+graph_core::choice_enum! {
+    /// Which of a client's nodes NeighGen trains on (its set T_i) and tests on
+    /// ([`NeighGenConfig::split`]).
+    pub enum NeighGenSplit: "NeighGen split" default TaskSplit {
+        /// T_i = the client's training nodes of the task, NeighGen's test set = its validation
+        /// nodes \[R\]: no label of an evaluation node trains the generator.
+        TaskSplit => "task",
+        /// The authors' code: an independent seeded stratified split, 60 % train and 20 % test,
+        /// of all the client's nodes. The labels of the task's validation and test nodes then
+        /// train NeighGen's classifier, which leaks evaluation labels into the mended graph:
+        /// for reproducing the code only.
+        Independent => "independent",
+    }
+}
+
+graph_core::choice_enum! {
+    /// Which graph the trained NeighGen reads when it mends a client's local graph for the
+    /// classification run ([`NeighGenConfig::mend_on`]).
+    pub enum MendOn: "mending graph" default Full {
+        /// The paper: NeighGen applied to the full local graph G_i; every own node receives
+        /// min(K, ⌊ñ_v⌋) generated neighbours.
+        Full => "full",
+        /// The authors' code \[R\]: ñ and g computed on the impaired graph G_i′ and attached,
+        /// in G_i, to the nodes of G_i′ (the hidden nodes receive none).
+        Impaired => "impaired",
+    }
+}
+
+/// Hyper-parameters of NeighGen (FedSage+, Zhang et al. 2021). The defaults are the authors'
+/// code defaults: K = 5, hide half of the nodes outside NeighGen's train and test sets, encoder
+/// d → 32 → 128, fGen 128 → 256 → 2048 → K·d, classifier d → 32 → C, dropout 0.5,
+/// λ_d = λ_f = λ_c = 1, 20 local and 20 federated epochs of Adam (lr 1e-3, weight decay 1e-4).
+///
+/// Every field has a default, so a partial (or absent) configuration loads.
+///
+/// # Example
+/// ```
+/// use cefedgnn::train::NeighGenConfig;
+/// let c: NeighGenConfig = serde_json::from_str(r#"{"local_epochs": 2}"#)?;
+/// assert_eq!((c.local_epochs, c.max_generated, c.fgen_hidden), (2, 5, [256, 2048]));
+/// assert!(c.check().is_ok());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NeighGenConfig {
+    /// K: the most neighbours generated for one node (≥ 1).
+    pub max_generated: usize,
+    /// Share of the nodes outside NeighGen's train and test sets hidden to build G_i′
+    /// (⌊share · |rest|⌋ nodes), in [0, 1].
+    pub hide_fraction: f64,
+    /// Width of the encoder's first GCN layer.
+    pub encoder_hidden: usize,
+    /// Width of the latent z (the encoder's output).
+    pub latent: usize,
+    /// Widths of fGen's two hidden layers.
+    pub fgen_hidden: [usize; 2],
+    /// Width of the hidden layer of NeighGen's internal classifier.
+    pub classifier_hidden: usize,
+    /// Dropout of the encoder, fGen and the classifier, in [0, 1).
+    pub dropout: f64,
+    /// λ_d: weight of the count loss (smooth L1).
+    pub lambda_count: f64,
+    /// λ_f: weight of the greedy feature loss (local and cross-client).
+    pub lambda_feature: f64,
+    /// λ_c: weight of the classification loss on the mended impaired graph.
+    pub lambda_class: f64,
+    /// Full-batch epochs of local NeighGen training (all modules).
+    pub local_epochs: u32,
+    /// Epochs of federated fGen training (encoder, dGen and classifier frozen).
+    pub fed_epochs: u32,
+    /// Adam learning rate of both phases.
+    pub lr: f64,
+    /// Adam's L2 weight decay of both phases.
+    pub weight_decay: f64,
+    /// NeighGen's train and test sets.
+    pub split: NeighGenSplit,
+    /// The graph mended for classification.
+    pub mend_on: MendOn,
+}
+
+impl Default for NeighGenConfig {
+    fn default() -> Self {
+        Self {
+            max_generated: 5,
+            hide_fraction: 0.5,
+            encoder_hidden: 32,
+            latent: 128,
+            fgen_hidden: [256, 2048],
+            classifier_hidden: 32,
+            dropout: 0.5,
+            lambda_count: 1.0,
+            lambda_feature: 1.0,
+            lambda_class: 1.0,
+            local_epochs: 20,
+            fed_epochs: 20,
+            lr: 1e-3,
+            weight_decay: 1e-4,
+            split: NeighGenSplit::TaskSplit,
+            mend_on: MendOn::Full,
+        }
+    }
+}
+
+impl NeighGenConfig {
+    /// Validates the configuration.
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] naming the offending field: a zero K or width, a share
+    /// outside [0, 1], a dropout outside [0, 1), a negative or non-finite weight or decay, a
+    /// learning rate that is not positive.
+    pub fn check(&self) -> Result<()> {
+        let widths = [
+            self.max_generated,
+            self.encoder_hidden,
+            self.latent,
+            self.fgen_hidden[0],
+            self.fgen_hidden[1],
+            self.classifier_hidden,
+        ];
+        if widths.contains(&0) {
+            return Err(FedError::param(
+                "neighgen widths",
+                format!("{widths:?}"),
+                "K and every layer width must be positive",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.hide_fraction) {
+            return Err(FedError::param(
+                "neighgen.hide_fraction",
+                self.hide_fraction,
+                "must lie in [0, 1]",
+            ));
+        }
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(FedError::param(
+                "neighgen.dropout",
+                self.dropout,
+                "must lie in [0, 1)",
+            ));
+        }
+        non_negative("neighgen.lambda_count", self.lambda_count)?;
+        non_negative("neighgen.lambda_feature", self.lambda_feature)?;
+        non_negative("neighgen.lambda_class", self.lambda_class)?;
+        non_negative("neighgen.weight_decay", self.weight_decay)?;
+        positive("neighgen.lr", self.lr)?;
+        Ok(())
+    }
+}

@@ -135,6 +135,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             include_bytes!("../../../fuzz/corpus/planetoid/seed-tiny").to_vec(),
         )],
     ));
+    // gnn-benchmark npz: the members of a 3-node graph (a path, one self-loop, attributes > 1),
+    // in the order of `npz::MEMBERS`, joined by SPLIT (no 0xFF byte inside a member).
+    let i32s = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let i64s = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let members = [
+        npy("<f4", "(5,)", &f32s(&[1.0; 5])),
+        npy("<i4", "(5,)", &i32s(&[1, 0, 2, 2, 1])),
+        npy("<i4", "(4,)", &i32s(&[0, 1, 4, 5])),
+        npy("<i8", "(2,)", &i64s(&[3, 3])),
+        npy("<f4", "(3,)", &f32s(&[2.0, 1.0, 1.0])),
+        npy("<i4", "(3,)", &i32s(&[0, 1, 1])),
+        npy("<i4", "(4,)", &i32s(&[0, 1, 2, 3])),
+        npy("<i8", "(2,)", &i64s(&[3, 2])),
+        npy("<i8", "(3,)", &i64s(&[0, 1, 0])),
+    ];
+    assert!(members.iter().all(|m| !m.contains(&SPLIT)));
+    seeds.push(("npz", vec![("path3", members.join(&SPLIT))]));
     assert_eq!(seeds.len(), TARGETS.len());
     for (target, files) in seeds {
         assert!(TARGETS.contains(&target), "{target}");

@@ -20,7 +20,7 @@ pub const SPLIT: u8 = 0xFF;
 const FRAME_LIMIT: usize = 1 << 20;
 
 /// Every target's name, in the order of `fuzz/Cargo.toml`.
-pub const TARGETS: [&str; 13] = [
+pub const TARGETS: [&str; 14] = [
     "edge_list",
     "edge_list_gz",
     "graph_set",
@@ -34,6 +34,7 @@ pub const TARGETS: [&str; 13] = [
     "protocol_frame",
     "report_rr",
     "planetoid",
+    "npz",
 ];
 
 /// Runs the target `name` on `data`.
@@ -108,9 +109,23 @@ pub fn run(name: &str, data: &[u8]) -> Result<(), String> {
         "protocol_frame" => protocol_frame(data),
         "report_rr" => report_rr(data),
         "planetoid" => planetoid(data),
+        "npz" => npz(data),
         other => return Err(format!("unknown fuzz target {other}")),
     }
     Ok(())
+}
+
+/// A gnn-benchmark `.npz` (the input split at [`SPLIT`] into the members of
+/// [`graph_core::install::npz::MEMBERS`], in order): each part through the `.npy` reader, then
+/// the whole conversion.
+fn npz(data: &[u8]) {
+    use graph_core::install::npz::{MEMBERS, convert_members};
+    let parts: Vec<&[u8]> = data.split(|&b| b == SPLIT).collect();
+    let member = |key: &str| {
+        let i = MEMBERS.iter().position(|&m| m == key)?;
+        parts.get(i).map(|p| p.to_vec())
+    };
+    let _ = convert_members("fuzz", &member);
 }
 
 /// The Planetoid pickles (the input split at [`SPLIT`] into the files of

@@ -368,3 +368,31 @@ fn hostile_npz_archives_are_typed_errors() {
         assert!(!spec.dir(data.path()).exists());
     }
 }
+
+/// `fuzz/corpus/npz/seed-path3`: the members of a 3-node path (with a self-loop and an
+/// attribute value 2) joined by 0xFF, in the order of `npz::MEMBERS`.
+#[test]
+fn the_fuzz_seed_is_a_valid_three_node_graph() {
+    use graph_core::install::npz::{MEMBERS, convert_members};
+    let seed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/npz/seed-path3"),
+    )
+    .unwrap();
+    let parts: Vec<&[u8]> = seed.split(|&b| b == 0xFF).collect();
+    assert_eq!(parts.len(), MEMBERS.len());
+    let member = |k: &str| {
+        let i = MEMBERS.iter().position(|&m| m == k)?;
+        Some(parts[i].to_vec())
+    };
+    let out = convert_members("path3", &member).unwrap();
+    assert_eq!(out["edges.txt"], b"0 1\n1 2\n");
+    let f = &out["features.npy"];
+    assert_eq!(&f[f.len() - 6..], [1, 0, 0, 1, 0, 1]);
+    // A missing member is a typed error naming it.
+    let e = convert_members("path3", &|k: &str| {
+        (k != "labels").then(|| member(k)).flatten()
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("labels.npy"), "{e}");
+}

@@ -24,7 +24,7 @@ mod converted;
 #[cfg(feature = "embedded")]
 mod embedded;
 mod gzip;
-mod npz;
+pub mod npz;
 mod ogb;
 pub mod planetoid;
 

@@ -7,11 +7,43 @@
 //! pickles and are never opened. The conversion is PyG's `read_npz`: attributes binarised
 //! (`x > 0 → 1`), self-loops dropped, edges made undirected and merged.
 
-use crate::error::Result;
+use std::collections::BTreeMap;
+
+use crate::error::{GraphError, Result};
 use crate::install::archive::Archive;
-use crate::install::converted::{Converted, Features, convert_err, node_layout};
+use crate::install::converted::{Converted, Features, node_layout};
 use crate::io::npy::{NpyArray, parse_npy};
 use crate::registry::DatasetSpec;
+
+/// The members read, in the order [`convert_members`] asks for them (`<key>.npy`).
+pub const MEMBERS: [&str; 9] = [
+    "adj_data",
+    "adj_indices",
+    "adj_indptr",
+    "adj_shape",
+    "attr_data",
+    "attr_indices",
+    "attr_indptr",
+    "attr_shape",
+    "labels",
+];
+
+/// A [`GraphError::Convert`] for dataset `name`.
+fn convert_err(name: &str, message: impl Into<String>) -> GraphError {
+    GraphError::Convert {
+        dataset: name.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// The member `<key>.npy` of an archive (at its root or in a folder).
+fn archive_member(archive: &Archive, key: &str) -> Option<Vec<u8>> {
+    let file = format!("{key}.npy");
+    archive
+        .get(&file)
+        .or_else(|| archive.find(&format!("/{file}")).map(|(_, b)| b))
+        .map(<[u8]>::to_vec)
+}
 
 /// A CSR matrix read from its four members.
 struct Csr {
@@ -34,7 +66,26 @@ struct Csr {
 /// # Complexity
 /// O(n·d) for the dense features, O(m log m) for the edges.
 pub(crate) fn convert(spec: &DatasetSpec, archive: &Archive) -> Result<Converted> {
-    let adj = csr(spec, archive, "adj")?;
+    convert_members(&spec.name, &|key| archive_member(archive, key))
+}
+
+/// Converts the members of a gnn-benchmark `.npz` of dataset `name`, fetched by key
+/// ([`MEMBERS`], without `.npy`) from `member`, into `edges.txt`, `features.npy` (uint8,
+/// binarised) and `labels.npy` (int64).
+///
+/// # Errors
+/// [`GraphError::Convert`] for a missing member, a member that is not a valid `.npy` of the
+/// expected kind, CSR arrays that do not fit their shape, a non-square adjacency or labels that
+/// do not fit the nodes; [`GraphError::TooLarge`] for features too large to densify.
+///
+/// # Complexity
+/// O(n·d) for the dense features, O(m log m) for the edges.
+pub fn convert_members(
+    name: &str,
+    member: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Result<BTreeMap<String, Vec<u8>>> {
+    let spec = name;
+    let adj = csr(spec, member, "adj")?;
     if adj.rows != adj.cols {
         return Err(convert_err(
             spec,
@@ -42,14 +93,14 @@ pub(crate) fn convert(spec: &DatasetSpec, archive: &Archive) -> Result<Converted
         ));
     }
     let n = adj.rows;
-    let attr = csr(spec, archive, "attr")?;
+    let attr = csr(spec, member, "attr")?;
     if attr.rows != n {
         return Err(convert_err(
             spec,
             format!("{} attribute rows for {n} nodes", attr.rows),
         ));
     }
-    let labels = array(spec, archive, "labels")?;
+    let labels = array(spec, member, "labels")?;
     let labels = labels
         .to_i64()
         .filter(|_| labels.shape == [n])
@@ -61,10 +112,7 @@ pub(crate) fn convert(spec: &DatasetSpec, archive: &Archive) -> Result<Converted
         return Err(convert_err(spec, format!("label {l} is out of range")));
     }
     let cells = (n as u64).saturating_mul(attr.cols as u64);
-    crate::limits::check_allocation(
-        &format!("{}: {n} x {} features", spec.name, attr.cols),
-        cells,
-    )?;
+    crate::limits::check_allocation(&format!("{name}: {n} x {} features", attr.cols), cells)?;
     let mut features = vec![0u8; n * attr.cols];
     for_each_entry(&attr, |r, c, x| {
         if x > 0.0 {
@@ -102,20 +150,18 @@ fn for_each_entry(m: &Csr, mut f: impl FnMut(usize, usize, f32)) {
 }
 
 /// The member `<key>.npy`, parsed.
-fn array(spec: &DatasetSpec, archive: &Archive, key: &str) -> Result<NpyArray> {
+fn array(spec: &str, member: &dyn Fn(&str) -> Option<Vec<u8>>, key: &str) -> Result<NpyArray> {
     let file = format!("{key}.npy");
-    let bytes = archive
-        .get(&file)
-        .or_else(|| archive.find(&format!("/{file}")).map(|(_, b)| b))
+    let bytes = member(key)
         .ok_or_else(|| convert_err(spec, format!("the archive has no member `{file}`")))?;
-    parse_npy(std::path::Path::new(&file), bytes).map_err(|e| convert_err(spec, e.to_string()))
+    parse_npy(std::path::Path::new(&file), &bytes).map_err(|e| convert_err(spec, e.to_string()))
 }
 
 /// The CSR matrix `<prefix>_{data,indices,indptr,shape}`, checked: `indptr` starts at 0, never
 /// decreases and ends at the number of entries; every index is below the column count.
-fn csr(spec: &DatasetSpec, archive: &Archive, prefix: &str) -> Result<Csr> {
+fn csr(spec: &str, member: &dyn Fn(&str) -> Option<Vec<u8>>, prefix: &str) -> Result<Csr> {
     let int = |key: &str| -> Result<Vec<i64>> {
-        let a = array(spec, archive, &format!("{prefix}_{key}"))?;
+        let a = array(spec, member, &format!("{prefix}_{key}"))?;
         if a.shape.len() != 1 {
             return Err(convert_err(
                 spec,
@@ -141,7 +187,7 @@ fn csr(spec: &DatasetSpec, archive: &Archive, prefix: &str) -> Result<Csr> {
     };
     let indptr = int("indptr")?;
     let indices = int("indices")?;
-    let data = array(spec, archive, &format!("{prefix}_data"))?;
+    let data = array(spec, member, &format!("{prefix}_data"))?;
     if data.shape.len() != 1 {
         return Err(convert_err(
             spec,

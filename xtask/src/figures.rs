@@ -377,12 +377,21 @@ fn blink(rows: &[Row]) -> Plot {
 
 fn cefedgnn_k(rows: &[Row]) -> Plot {
     let mut p = Plot::new(
-        "CE-FedGNN: F1 over the local steps K",
-        "K (local steps between embedding exchanges)",
+        "F1 over the local steps K, per setting and method",
+        "K (local steps between exchanges)",
         "test F1 (mean over clients and seeds)",
     )
     .scales(Scale::Log, Scale::Linear);
-    fill(&mut p, rows, |r| text(r, "setting"), "K", "f1_mean");
+    // One series per setting and method (tables before the K sweep had no method column).
+    let series = |r: &Row| {
+        let m = text(r, "method");
+        if m.is_empty() {
+            text(r, "setting")
+        } else {
+            format!("{} {m}", text(r, "setting"))
+        }
+    };
+    fill(&mut p, rows, series, "K", "f1_mean");
     p
 }
 

@@ -300,3 +300,29 @@ mod tests {
         assert!(e.to_string().contains("serialize_f64"), "{e}");
     }
 }
+
+#[cfg(test)]
+mod paper_rows {
+    /// cefedgnn's attack rows flatten the attack's report in place: the committed tables'
+    /// column order.
+    #[test]
+    fn attack_rows_keep_their_columns() {
+        let cols = super::columns::<cefedgnn::paper::AttackRow>().unwrap();
+        assert_eq!(
+            cols,
+            [
+                "setting",
+                "sigma0",
+                "client",
+                "own_nodes",
+                "targets",
+                "mse_regression",
+                "ridge",
+                "mse_nearest",
+                "mse_mean",
+                "regression_vs_mean",
+                "f1_mean"
+            ]
+        );
+    }
+}

@@ -50,7 +50,7 @@ use crate::train::ClientObservation;
 const RIDGE_GRID: [f64; 9] = [1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4];
 
 /// The attack's scores on one client's halo rows.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct AttackReport {
     /// The attacking client.
     pub client: u32,

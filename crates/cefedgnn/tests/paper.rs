@@ -279,16 +279,19 @@ fn tables_on_a_tiny_aml_graph() {
     };
     let at = attack_table(&plan_attack, &s).unwrap();
     assert_eq!(at.iter().map(|r| r.sigma0).collect::<Vec<_>>(), [0.0, 2.0]);
-    assert_eq!(at[0].client, at[1].client);
-    assert_eq!(at[0].targets, at[1].targets);
-    assert!(at[0].targets > 0 && at[0].own_nodes > 0);
-    assert_eq!(at[0].mse_mean, at[1].mse_mean);
+    assert_eq!(at[0].attack.client, at[1].attack.client);
+    assert_eq!(at[0].attack.targets, at[1].attack.targets);
+    assert!(at[0].attack.targets > 0 && at[0].attack.own_nodes > 0);
+    assert_eq!(at[0].attack.mse_mean, at[1].attack.mse_mean);
     for r in &at {
         assert!(
-            r.mse_regression.is_finite() && r.mse_nearest.is_finite(),
+            r.attack.mse_regression.is_finite() && r.attack.mse_nearest.is_finite(),
             "{r:?}"
         );
-        assert_eq!(r.regression_vs_mean, r.mse_regression / r.mse_mean);
+        assert_eq!(
+            r.regression_vs_mean,
+            r.attack.mse_regression / r.attack.mse_mean
+        );
     }
 
     // A setting that is not primary: the first seed, no K sweep, no attack.

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::runs::avg;
 use super::{Plan, Runs, Setting};
+use crate::attack::AttackReport;
 use crate::error::Result;
 use crate::train::{FedReport, FedTrainConfig, Method};
 
@@ -240,20 +241,9 @@ pub struct AttackRow {
     pub setting: String,
     /// Noise multiplier σ₀ (0: exact rows).
     pub sigma0: f64,
-    /// The attacking client.
-    pub client: u32,
-    /// Own nodes the attack is fitted on.
-    pub own_nodes: usize,
-    /// Remote nodes attacked.
-    pub targets: usize,
-    /// MSE per feature entry of the ridge-regression reconstruction.
-    pub mse_regression: f64,
-    /// Its ridge penalty per own node, chosen on held-out own nodes.
-    pub ridge: f64,
-    /// MSE of the nearest-own-node reconstruction.
-    pub mse_nearest: f64,
-    /// MSE of the own-feature mean (no information about the target).
-    pub mse_mean: f64,
+    /// The attack's scores (their columns in place).
+    #[serde(flatten)]
+    pub attack: AttackReport,
     /// `mse_regression / mse_mean` (< 1: the rows leak something the mean does not know).
     pub regression_vs_mean: f64,
     /// Mean per-client test F1 of the run.
@@ -287,14 +277,8 @@ pub fn attack_table(plan: &Plan, s: &Setting) -> Result<Vec<AttackRow>> {
         rows.push(AttackRow {
             setting: s.label.clone(),
             sigma0,
-            client: a.client,
-            own_nodes: a.own_nodes,
-            targets: a.targets,
-            mse_regression: a.mse_regression,
-            ridge: a.ridge,
-            mse_nearest: a.mse_nearest,
-            mse_mean: a.mse_mean,
             regression_vs_mean: a.mse_regression / a.mse_mean,
+            attack: a,
             f1_mean: r.f1_mean,
         });
     }

@@ -32,11 +32,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod fed_pub;
 mod fedgcn;
 mod fedsage;
 mod local;
 mod params;
 mod run;
+mod swift;
 mod task;
 
 pub use fedsage::{MendOn, NeighGenConfig, NeighGenSplit};

@@ -31,7 +31,9 @@ mod train {
     use super::common::{cycles_and_stars, sbm};
     use edgerefine::TieBreak;
     use edgerefine::baselines::{BlinkParams, BlinkVariant};
-    use edgerefine::eval::{EdgeCount, Method, NodeModel, blink_posterior, train_on_release};
+    use edgerefine::eval::{
+        EdgeCount, GraphModel, Method, NodeModel, blink_posterior, train_on_release,
+    };
     use edgerefine::paper::node::{NodeAcc, NodeGrid};
     use edgerefine::paper::{BlinkProtocol, DatasetPlan, Plan, blink, mutag};
 
@@ -210,44 +212,64 @@ mod train {
     }
 
     #[test]
-    fn the_mutag_table_has_a_row_per_method_and_eps() {
+    fn the_mutag_table_has_a_row_per_method_eps_and_model() {
         let ds = cycles_and_stars(40);
         let plan = Plan {
             mutag_methods: vec![Method::Origin, Method::NoGraph, er1()],
+            mutag_models: vec![GraphModel::Gin, GraphModel::Gcn],
             mutag_eps: vec![1.0, 3.0],
             seeds: vec![3],
             ..Plan::quick()
         };
         let mut seen = 0;
         let rows = mutag::table(&ds, &plan, |_| seen += 1).unwrap();
-        assert_eq!(seen, 4);
-        let cells: Vec<(&str, Option<f64>)> = rows
+        assert_eq!(seen, 8);
+        let cells: Vec<(&str, &str, Option<f64>)> = rows
             .iter()
-            .map(|r| (r.scores.method.as_str(), r.scores.eps))
+            .map(|r| (r.scores.method.as_str(), r.model.as_str(), r.scores.eps))
             .collect();
         assert_eq!(
             cells,
             [
-                ("non-private", None),
-                ("no graph (features only)", None),
-                ("EdgeRefine k=1", Some(1.0)),
-                ("EdgeRefine k=1", Some(3.0)),
+                ("non-private", "graph-gin", None),
+                ("non-private", "graph-gcn", None),
+                ("no graph (features only)", "graph-gin", None),
+                ("no graph (features only)", "graph-gcn", None),
+                ("EdgeRefine k=1", "graph-gin", Some(1.0)),
+                ("EdgeRefine k=1", "graph-gcn", Some(1.0)),
+                ("EdgeRefine k=1", "graph-gin", Some(3.0)),
+                ("EdgeRefine k=1", "graph-gcn", Some(3.0)),
             ]
         );
         assert!(rows[0].scores.acc_mean >= 0.99, "{rows:?}");
-        assert!(rows[1].scores.acc_mean <= 0.75, "{rows:?}");
+        assert!(rows[2].scores.acc_mean <= 0.75, "{rows:?}");
         assert_eq!(
             (rows[0].edges, rows[0].precision),
             (300.0, 1.0),
             "20 cycles, 20 stars"
         );
+        // The gap to the same model's non-private accuracy, and the paper's ≈ 5 % on the
+        // EdgeRefine rows only.
+        assert!(rows[0].below_non_private_pct.is_nan() && rows[0].paper_value.is_nan());
+        let gap = (1.0 - rows[4].scores.acc_mean / rows[0].scores.acc_mean) * 100.0;
+        assert!((rows[4].below_non_private_pct - gap).abs() < 1e-9, "{rows:?}");
+        assert_eq!(rows[4].paper_value, 5.0);
+        assert!(rows[2].paper_value.is_nan());
+        // One release per (method, ε, seed), shared by the models.
+        for pair in rows.chunks(2) {
+            assert_eq!(
+                (pair[0].edges, pair[0].precision, pair[0].publish_s),
+                (pair[1].edges, pair[1].precision, pair[1].publish_s)
+            );
+        }
         assert!(
             rows.iter()
                 .all(|r| r.scores.runs.len() == 1 && r.scores.acc_std == 0.0)
         );
-        let curves = mutag::curves(&rows, &plan.mutag_eps);
+        let curves = mutag::curves(&rows, "graph-gin", &plan.mutag_eps);
         assert_eq!(curves.len(), 3);
         assert!(curves.iter().all(|c| c.points.len() == 2));
-        assert!(mutag::row(&ds, Method::Origin, None, &[]).is_err());
+        assert!(mutag::row(&ds, Method::Origin, None, GraphModel::Gin, &[]).is_err());
+        assert!(mutag::rows(&ds, Method::Origin, None, &[], &[1]).is_err());
     }
 }

@@ -64,6 +64,12 @@ graph_core::choice_enum! {
         BlinkSoft => "blink-soft",
         /// Blink, hybrid.
         BlinkHybrid => "blink-hybrid",
+        /// Blink as the EdgeRefine artifact runs it (not the original), hard: p > 0.5 with
+        /// ε_d = 0.1, ε_a = ε − 0.1 and one symmetric report counted twice ([`blink_artifact()`]).
+        BlinkArtifactHard => "blink-artifact-hard",
+        /// Blink as the EdgeRefine artifact runs it (not the original), hybrid: the hard pairs
+        /// weighted by their posterior.
+        BlinkArtifactHybrid => "blink-artifact-hybrid",
         /// LDPGen (Qin et al. CCS 2017).
         LdpGen => "ldpgen",
         /// DPRR with its default ε₁ share.
@@ -75,10 +81,12 @@ impl Baseline {
     /// Releases `graph` under this baseline at per-user edge-LDP ε with its default parameters.
     ///
     /// # Errors
-    /// As the baseline's function ([`rr`], [`symrr`], [`blink`], [`ldpgen`], [`dprr`]).
+    /// As the baseline's function ([`rr`], [`symrr`], [`blink`], [`blink_artifact()`],
+    /// [`ldpgen`], [`dprr`]); the artifact's Blink also rejects ε ≤ 0.1.
     ///
     /// # Privacy
-    /// ε-edge LDP per user; the release's edge-DP ε is [`BaselineRelease::eps_edge`].
+    /// ε-edge LDP per user (the artifact's Blink: ε is only its label, see
+    /// [`BlinkArtifactSpend`]); the release's edge-DP ε is [`BaselineRelease::eps_edge`].
     pub fn release<R: CryptoRng + ?Sized>(
         self,
         graph: &Graph,
@@ -86,12 +94,16 @@ impl Baseline {
         rng: &mut R,
     ) -> Result<BaselineRelease> {
         let blink_with = |v, rng: &mut R| blink(graph, v, &BlinkParams::new(eps), rng);
+        let artifact_with =
+            |v, rng: &mut R| blink_artifact(graph, v, &BlinkArtifactParams::new(eps), rng);
         match self {
             Self::Rr => rr(graph, eps, rng),
             Self::SymRr => symrr(graph, eps, rng),
             Self::BlinkHard => blink_with(BlinkVariant::Hard, rng),
             Self::BlinkSoft => blink_with(BlinkVariant::Soft, rng),
             Self::BlinkHybrid => blink_with(BlinkVariant::Hybrid, rng),
+            Self::BlinkArtifactHard => artifact_with(BlinkArtifactVariant::Hard, rng),
+            Self::BlinkArtifactHybrid => artifact_with(BlinkArtifactVariant::Hybrid, rng),
             Self::LdpGen => ldpgen(graph, &LdpGenParams::new(eps), rng),
             Self::Dprr => dprr(graph, &DprrParams::new(eps), rng),
         }
@@ -245,6 +257,39 @@ mod tests {
             }
         }
         assert_eq!(pairs, expected);
+    }
+
+    #[test]
+    fn every_named_baseline_releases_under_its_name() {
+        let g =
+            graph_core::generate::erdos_renyi(80, 0.08, &mut dp_core::rng::seeded_rng(1)).unwrap();
+        for b in Baseline::ALL {
+            let r = b
+                .release(&g, 2.0, &mut dp_core::rng::seeded_rng(5))
+                .unwrap();
+            let again = b
+                .release(&g, 2.0, &mut dp_core::rng::seeded_rng(5))
+                .unwrap();
+            assert_eq!(r, again, "{b}");
+            assert_eq!(r.name, b.name());
+            assert_eq!(r.eps, 2.0);
+            let weighted = matches!(
+                b,
+                Baseline::BlinkSoft | Baseline::BlinkHybrid | Baseline::BlinkArtifactHybrid
+            );
+            assert_eq!(r.weights.is_some(), weighted, "{b}");
+            let eps_edge = match b {
+                Baseline::SymRr => 2.0,
+                // The artifact's degree-1 fix has no finite ε.
+                Baseline::BlinkArtifactHard | Baseline::BlinkArtifactHybrid => f64::INFINITY,
+                _ => 4.0,
+            };
+            assert_eq!(r.eps_edge, eps_edge, "{b}");
+        }
+        assert!(matches!(
+            Baseline::BlinkArtifactHard.release(&g, 0.1, &mut dp_core::rng::seeded_rng(5)),
+            Err(EdgeRefineError::InvalidParam { name: "eps", .. })
+        ));
     }
 
     #[test]

@@ -81,8 +81,8 @@ impl Baseline {
     /// Releases `graph` under this baseline at per-user edge-LDP ε with its default parameters.
     ///
     /// # Errors
-    /// As the baseline's function ([`rr`], [`symrr`], [`blink`], [`blink_artifact()`],
-    /// [`ldpgen`], [`dprr`]); the artifact's Blink also rejects ε ≤ 0.1.
+    /// As the baseline's function ([`rr()`], [`symrr`], [`blink()`], [`blink_artifact()`],
+    /// [`ldpgen()`], [`dprr()`]); the artifact's Blink also rejects ε ≤ 0.1.
     ///
     /// # Privacy
     /// ε-edge LDP per user (the artifact's Blink: ε is only its label, see

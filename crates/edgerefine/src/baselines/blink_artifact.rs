@@ -53,22 +53,24 @@
 //! What the variant actually spends, under edge DP (neighbouring graphs differ in one
 //! undirected edge) and per-user edge LDP (one user's report against one bit of her own list):
 //! - a noisy degree is Laplace with scale `1/(2ε_d)` on a sensitivity-1 count: **`2ε_d`**-DP
-//!   (0.2 at the artifact's ε_d = 0.1), not ε_d;
+//!   (0.2 at the artifact's ε_d = 0.1), not ε_d (truncation, clipping and the parity fix only
+//!   read the noisy values: post-processing; the noise is dp-core's floating-point sampler, as
+//!   in [`super::blink()`]);
 //! - a pair's one RR report costs **`ε_a`**;
 //! - one edge moves two degrees and one report, so the whole release (degrees and reports) is
 //!   **`ε_a + 4ε_d`**-edge DP by sequential composition (ε + 0.3 with `ε_a = ε − 0.1`; ε + 0.4
 //!   in the publish-time script), and one user's report (her degree and her pairs) is
 //!   `ε_a + 2ε_d`-edge LDP (ε + 0.1, resp. ε + 0.2) —
 //! - **but only without the degree-1 fix.** The fix reads the true neighbour list outside any
-//!   mechanism: a node with one true edge can never end with degree 1 (a 1 is always bumped to
-//!   2), while an isolated node ends with 1 whenever its noisy degree truncates to 1, i.e. with
+//!   mechanism: a node with a true neighbour can never end with degree 1 (a 1 is always bumped
+//!   to 2), while an isolated node ends with 1 whenever its noisy degree truncates to 1, i.e. with
 //!   probability at least `(1 − e^{−4ε_d}/2)(1 − 1/(2n))` (≈ 0.66 at ε_d = 0.1). So with the
 //!   fix on (the artifact's code, our default) the release is **not** (ε', δ)-edge DP for any
 //!   ε' and any δ below that probability, per user or for the whole graph.
 //!
 //! The paper labels the variant "ε" (the `eps` passed in). That label is wrong on both counts:
-//! the degree noise is twice as cheap as its ε_d suggests (the pure part spends `ε + 0.3`, not
-//! `ε`), and the degree-1 fix is not differentially private at all. [`BlinkArtifactSpend`]
+//! the degree noise is half what ε_d calls for, so it costs 2ε_d and the pure part spends
+//! `ε + 0.3`, not `ε`; and the degree-1 fix is not differentially private at all. [`BlinkArtifactSpend`]
 //! states the numbers; [`BaselineRelease::eps`] keeps the label and
 //! [`BaselineRelease::eps_edge`] is `ε_a + 4ε_d` (rounded up) without the fix and `+∞` with
 //! it. (For scale: the original Blink at the same ε is ε-edge LDP per user and 2ε-edge DP for

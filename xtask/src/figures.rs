@@ -389,12 +389,14 @@ fn edgerefine_k_sweep(rows: &[Row]) -> Vec<(String, Plot)> {
             )
             .scales(Scale::Log, Scale::Linear);
             for r in g.iter().filter(|r| text(r, "calibration") == "B=10") {
-                let (Some(k), Some(e), Some(m)) =
-                    (num(r, "k"), num(r, "eps"), num(r, "acc_mean"))
+                let (Some(k), Some(e), Some(m)) = (num(r, "k"), num(r, "eps"), num(r, "acc_mean"))
                 else {
                     continue;
                 };
-                p.add(&format!("ε = {e}"), Point::mean_std(k, m, num(r, "acc_std")));
+                p.add(
+                    &format!("ε = {e}"),
+                    Point::mean_std(k, m, num(r, "acc_std")),
+                );
                 if let Some(f) = num(r, "features_only") {
                     p.add("features only", Point::at(k, f));
                 }

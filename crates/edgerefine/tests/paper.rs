@@ -35,7 +35,9 @@ mod train {
         EdgeCount, GraphModel, Method, NodeModel, blink_posterior, train_on_release,
     };
     use edgerefine::paper::node::{NodeAcc, NodeGrid};
-    use edgerefine::paper::{BlinkProtocol, DatasetPlan, Plan, blink, mutag};
+    use edgerefine::paper::{
+        BlinkProtocol, Calibration, DatasetPlan, KSweep, Plan, blink, k_sweep, mutag,
+    };
 
     fn er1() -> Method {
         Method::EdgeRefine {
@@ -252,14 +254,26 @@ mod train {
         // EdgeRefine rows only.
         assert!(rows[0].below_non_private_pct.is_nan() && rows[0].paper_value.is_nan());
         let gap = (1.0 - rows[4].scores.acc_mean / rows[0].scores.acc_mean) * 100.0;
-        assert!((rows[4].below_non_private_pct - gap).abs() < 1e-9, "{rows:?}");
+        assert!(
+            (rows[4].below_non_private_pct - gap).abs() < 1e-9,
+            "{rows:?}"
+        );
         assert_eq!(rows[4].paper_value, 5.0);
         assert!(rows[2].paper_value.is_nan());
         // One release per (method, ε, seed), shared by the models.
         for pair in rows.chunks(2) {
+            // (precision is NaN for the empty no-graph release: compare the bits.)
             assert_eq!(
-                (pair[0].edges, pair[0].precision, pair[0].publish_s),
-                (pair[1].edges, pair[1].precision, pair[1].publish_s)
+                (
+                    pair[0].edges,
+                    pair[0].precision.to_bits(),
+                    pair[0].publish_s
+                ),
+                (
+                    pair[1].edges,
+                    pair[1].precision.to_bits(),
+                    pair[1].publish_s
+                )
             );
         }
         assert!(
@@ -271,5 +285,82 @@ mod train {
         assert!(curves.iter().all(|c| c.points.len() == 2));
         assert!(mutag::row(&ds, Method::Origin, None, GraphModel::Gin, &[]).is_err());
         assert!(mutag::rows(&ds, Method::Origin, None, &[], &[1]).is_err());
+    }
+
+    #[test]
+    fn the_k_sweep_has_a_row_per_cell_against_one_features_only_baseline() {
+        let ds = sbm(4);
+        let dp = DatasetPlan {
+            name: "sbm",
+            eps: vec![4.0],
+            max_epochs: 40,
+            patience: 40,
+        };
+        let sweep = KSweep {
+            datasets: vec!["sbm"],
+            model: NodeModel::Gcn,
+            eps: vec![1.0, 6.0],
+            ks: vec![0.05, 1.0],
+            variants: vec![Calibration {
+                bins: 4,
+                tie_break: TieBreak::Reference,
+            }],
+            variant_ks: vec![1.0],
+            seeds: vec![0, 1],
+        };
+        let mut seen = 0;
+        let rows = k_sweep::rows(&ds, &dp, &sweep, |_| seen += 1).unwrap();
+        assert_eq!((rows.len(), seen), (6, 6), "2 ε × (2 k + 1 variant)");
+        let cells: Vec<(f64, f64, &str)> = rows
+            .iter()
+            .map(|r| (r.scores.eps.unwrap(), r.k, r.calibration.as_str()))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                (1.0, 0.05, "B=10"),
+                (1.0, 1.0, "B=10"),
+                (1.0, 1.0, "B=4 reference"),
+                (6.0, 0.05, "B=10"),
+                (6.0, 1.0, "B=10"),
+                (6.0, 1.0, "B=4 reference"),
+            ]
+        );
+        let e = ds.graph().num_edges() as f64;
+        for r in &rows {
+            assert_eq!(r.features_only, rows[0].features_only, "one baseline");
+            assert_eq!(r.scores.runs.len(), 2);
+            assert!(
+                (r.gain - (r.scores.acc_mean - r.features_only)).abs() < 1e-9,
+                "{r:?}"
+            );
+            assert_eq!(r.helps, r.gain - 2.0 * r.gain_se > 0.0);
+            let k_edges = (r.k * e).floor();
+            assert!(r.released_edges <= k_edges, "{r:?}");
+        }
+        // At ε = 6 the k = 1 release is mostly the true graph (ρ ≈ 0.998, q ≈ 0.0025).
+        assert!(rows[4].precision > rows[1].precision + 0.3, "{rows:?}");
+        // Seeded: the same numbers again (training times aside).
+        let untimed = |rows: Vec<k_sweep::KSweepRow>| {
+            rows.into_iter()
+                .map(|r| k_sweep::KSweepRow { train_s: 0.0, ..r })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            untimed(rows.clone()),
+            untimed(k_sweep::rows(&ds, &dp, &sweep, |_| ()).unwrap())
+        );
+        // A sweep dataset without an epoch budget in the plan is refused by name.
+        let plan = Plan {
+            k_sweep: sweep.clone(),
+            ..Plan::quick()
+        };
+        let err = k_sweep::table(
+            &plan,
+            |_| Ok::<_, edgerefine::EdgeRefineError>(Some(sbm(4))),
+            |_| (),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("sbm"), "{err}");
     }
 }

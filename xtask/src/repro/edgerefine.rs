@@ -561,7 +561,7 @@ fn k_sweep_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> {
             if ds.is_none() {
                 eprintln!("k sweep: {name} is not installed: skipped");
             }
-            Ok(ds)
+            Ok::<_, anyhow::Error>(ds)
         },
         |r| {
             eprintln!(
@@ -708,7 +708,9 @@ mod tests {
             ],
         );
         assert!(
-            note.starts_with("amap: runs under the dataset's own budget that reached the 300-epoch cap"),
+            note.starts_with(
+                "amap: runs under the dataset's own budget that reached the 300-epoch cap"
+            ),
             "{note}"
         );
         assert!(note.contains("last 50 epochs; the paper's"), "{note}");

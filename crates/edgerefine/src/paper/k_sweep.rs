@@ -76,8 +76,8 @@ pub fn rows(
     }
     let g = ds.graph();
     let train = |rel: &Graph, seed: u64| {
-        let plan = TrainPlan::edgerefine(sweep.model, seed)
-            .with_epochs(dp.max_epochs, Some(dp.patience));
+        let plan =
+            TrainPlan::edgerefine(sweep.model, seed).with_epochs(dp.max_epochs, Some(dp.patience));
         train_on_release(ds, rel, None, &plan)
     };
     let empty = Graph::empty(g.num_nodes())?;
@@ -110,7 +110,7 @@ pub fn rows(
             }
         }
         for (a, &(cal, k)) in acc.into_iter().zip(&cells) {
-            let row = a.row(dp.name, sweep, eps, k, cal, &features_only);
+            let row = a.row(dp.name, sweep, (eps, k, cal), &features_only);
             on_row(&row);
             out.push(row);
         }
@@ -182,13 +182,12 @@ struct Acc {
 }
 
 impl Acc {
+    /// The row of the cell `(ε, k, calibration)`.
     fn row(
         self,
         dataset: &str,
         sweep: &KSweep,
-        eps: f64,
-        k: f64,
-        cal: Calibration,
+        (eps, k, cal): (f64, f64, Calibration),
         features_only: &[f64],
     ) -> KSweepRow {
         let n = self.runs.len() as f64;

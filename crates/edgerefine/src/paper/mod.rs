@@ -33,10 +33,10 @@ pub mod mutag;
 #[cfg(feature = "train")]
 pub mod node;
 #[cfg(feature = "train")]
-pub mod speed;
-#[cfg(feature = "train")]
 mod plan;
 pub mod rae;
+#[cfg(feature = "train")]
+pub mod speed;
 
 #[cfg(feature = "train")]
 pub use plan::{

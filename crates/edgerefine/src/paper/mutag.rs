@@ -96,7 +96,7 @@ pub fn rows(
             train_s: train / k,
             below_non_private_pct: f64::NAN,
             paper_value: match method {
-                Method::EdgeRefine { k, .. } if k == 1.0 => PAPER_BELOW_NON_PRIVATE_PCT,
+                Method::EdgeRefine { k: 1.0, .. } => PAPER_BELOW_NON_PRIVATE_PCT,
                 _ => f64::NAN,
             },
         })

@@ -674,7 +674,10 @@ mod tests {
         assert_eq!(x, all);
         assert_eq!(all.runs, vec![0.7, 0.8, 0.75, 0.6]);
         assert_eq!((all.train_s, all.epochs, all.cap), (172.5, 345, 300));
-        assert_eq!(all.at_cap, 1, "one of the four runs reached the 300-epoch cap");
+        assert_eq!(
+            all.at_cap, 1,
+            "one of the four runs reached the 300-epoch cap"
+        );
 
         let rels = [rel(10, 0.5), rel(30, 0.25), rel(20, 0.0)];
         let mut one = ReleaseAcc::default();
@@ -856,8 +859,36 @@ mod tests {
 
     #[test]
     fn the_fingerprint_is_the_committed_caches_format() {
-        // From results/edgerefine/cache/cora/eps0.5-seed0.json (`--full`).
-        let p = Plan::full();
+        // From results/edgerefine/cache/cora/eps0.5-seed0.json (`--full` before the paper's
+        // 700 / 100 protocol and the artifact's Blink): the plan of that run still finds it.
+        let full = Plan::full();
+        let p = Plan {
+            datasets: full
+                .datasets
+                .iter()
+                .map(|d| DatasetPlan {
+                    max_epochs: 300,
+                    patience: 50,
+                    ..d.clone()
+                })
+                .collect(),
+            methods: full
+                .methods
+                .iter()
+                .copied()
+                .filter(|m| !matches!(m, Method::BlinkArtifact(_)))
+                .collect(),
+            dense_eps: vec![3.5],
+            train_edge_limit: None,
+            ..full.clone()
+        };
+        let now = NodeGrid::new(&full, &full.datasets[0]).fingerprint(Some(0), 0);
+        assert!(
+            now.starts_with("cora eps Some(0.5) seed 0 epochs 700 patience 100 models")
+                && now.contains("\"Blink-hard (EdgeRefine artifact's variant)\"")
+                && now.ends_with("dense 20 3 300000 500000 train-edge-limit 4000000"),
+            "{now}"
+        );
         let grid = NodeGrid::new(&p, &p.datasets[0]);
         assert_eq!(
             grid.fingerprint(Some(0), 0),

@@ -3,7 +3,7 @@
 //! [`Plan::full`]), with the epoch caps by release size ([`Plan::epochs_for`]).
 
 use crate::TieBreak;
-use crate::baselines::BlinkVariant;
+use crate::baselines::{BlinkArtifactVariant, BlinkVariant};
 use crate::eval::{EdgeCount, GraphModel, Method, NodeModel};
 
 /// Releases with more edges than this (dense randomized-response-style graphs) are trained

@@ -102,8 +102,9 @@
 //! sign search costs O(s²) per eigenpair (two passes over the block's upper triangle); error
 //! forgetting O(n²·n/64). On Cora's k = 1 releases (one block of 2,400–2,650 nodes) the whole
 //! complete attack takes 133–170 s per ε without a rank limit (eigendecomposition 85–101 s,
-//! sign search of 2,270–2,490 eigenpairs 48–68 s) and 8.2–9.0 s with the default rank 256
-//! (Lanczos 1.3–1.5 s, sign search 6.8–7.5 s; the sound deductions alone take 20–75 ms). AMAP's
+//! sign search of 2,270–2,490 eigenpairs 48–68 s) and 4.5–9 s with the default rank 256
+//! (Lanczos 1.3–1.5 s, sign search 3–7.5 s; the sound deductions alone take 20–75 ms); these
+//! timings were taken on 2 cores shared with other jobs, so they vary by up to 2×. AMAP's
 //! k = 1 release at ε = 2.5 (one block of ≈ 7,650 nodes) takes 101 s with the default rank
 //! (deductions 11 s, Lanczos 26 s, sign search 51 s, error forgetting ≈ 13 s); without a rank
 //! limit its dense eigendecomposition alone would take ≈ 1 hour per ε (the O(s³) extrapolation
@@ -111,8 +112,8 @@
 //! nothing (every block is decomposed exactly); on random graphs of 150–500 nodes the share of
 //! correct guesses before forgetting moves by less than 1 point between rank 16, 64, 200 and all
 //! (0.944–0.988), and after forgetting nothing is left at any rank; on Cora's releases the
-//! rounding guesses 0–200 edges at every rank and forgetting gives all of them back, so the
-//! RAE is the same.
+//! rounding guesses 6–185 edges (of 5,278) at every rank tried (128, 256, 512, all) and
+//! forgetting gives every guess back, so the RAE is the same.
 //!
 //! # Memory
 //! Deductions: three n × n bit matrices (known ones, known zeros, support of M) plus the

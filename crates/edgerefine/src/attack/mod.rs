@@ -358,6 +358,9 @@ impl Reconstruction {
     }
 
     /// `(known ones, known zeros, unknown)` over unordered pairs, guesses included.
+    ///
+    /// # Complexity
+    /// O(n²/64).
     pub fn known(&self) -> (u64, u64, u64) {
         let n = self.num_nodes() as u64;
         let ones = self.one.count() / 2;
@@ -366,6 +369,9 @@ impl Reconstruction {
     }
 
     /// Decided pairs (unordered), guesses included.
+    ///
+    /// # Complexity
+    /// O(n²/64).
     pub fn decided(&self) -> u64 {
         let (ones, zeros, _) = self.known();
         ones + zeros
@@ -381,6 +387,9 @@ impl Reconstruction {
     }
 
     /// Guessed pairs (unordered).
+    ///
+    /// # Complexity
+    /// O(n²/64).
     pub fn guesses(&self) -> u64 {
         self.guessed.count() / 2
     }
@@ -389,6 +398,9 @@ impl Reconstruction {
     /// again. Equal to the result of [`grand_attack`] with [`AttackParams::sound`] (and the
     /// same `max_rounds`): the spectral step runs after the sound deductions and never changes
     /// their entries.
+    ///
+    /// # Complexity
+    /// O(n²/64).
     pub fn sound_only(&self) -> Self {
         let mut out = self.clone();
         for i in 0..self.num_nodes() {
@@ -502,6 +514,9 @@ impl Reconstruction {
     ///
     /// # Errors
     /// Node-count mismatch, or a true graph without edges.
+    ///
+    /// # Complexity
+    /// O(n²/64).
     pub fn rae(&self, truth: &Graph) -> Result<f64> {
         self.error_counts(truth)?.rae()
     }
@@ -895,6 +910,9 @@ fn completion_deductions(obs: &Observation, st: &State) -> Vec<Deduction> {
 ///
 /// # Errors
 /// Node-count mismatch, or a true graph without edges.
+///
+/// # Complexity
+/// O(|release| · log d).
 ///
 /// # Example
 /// ```

@@ -87,7 +87,8 @@ pub struct SpectralReport {
     pub guessed: u64,
     /// Of those, the ones rounded to an edge.
     pub guessed_edges: u64,
-    /// Rows whose common-neighbour counts disagreed with `M` (error forgetting).
+    /// Rows holding guesses whose degree or common-neighbour counts in the rounded estimate
+    /// disagreed with `M` (error forgetting; 0 without it).
     pub inconsistent_rows: usize,
     /// Guesses given back to unknown by error forgetting.
     pub forgotten: u64,

@@ -14,8 +14,14 @@ fn the_attack_rows_get_more_precise_with_eps() {
     let n = 120u64;
     for r in &rows {
         assert_eq!(r.dataset, "er");
-        assert!(r.decided_pairs <= n * (n - 1) / 2, "{r:?}");
+        assert!(r.decided_pairs_grand <= n * (n - 1) / 2, "{r:?}");
+        assert!(r.decided_pairs_sound <= r.decided_pairs_grand, "{r:?}");
         assert!(r.rae_grand > 0.0 && r.rae_release_as_guess >= 0.0, "{r:?}");
+        assert!(r.rae_grand <= r.rae_grand_sound, "{r:?}");
+        assert!(
+            (r.rae_proxy - r.rae_release_as_guess).abs() < 1e-12,
+            "{r:?}"
+        );
         assert!((0.0..=1.0).contains(&r.release_precision), "{r:?}");
     }
     assert!(

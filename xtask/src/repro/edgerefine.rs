@@ -483,7 +483,7 @@ fn rae_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> {
         "Reconstruction attack on the k = 1 release (RAE = ‖A* − A‖²_F / ‖A‖²_F)",
     )?;
     t.meta = ctx.meta();
-    t.notes.push("The GRAND-style attacker implements the degree, common-neighbour and triangle steps plus degree completion (no spectral step); on sparse graphs it decides few pairs, so its RAE is large. `rae_release_as_guess` = 2·(1 − precision) when |release| = |E|: the number comparable to the paper's ≈ 1.96.".into());
+    t.notes.push("`rae_grand`: the complete GRAND-style attacker (sound deductions, GRAND's spectral step with error forgetting, deductions from its guesses; `edgerefine::attack`); `rae_grand_sound`: the deductions alone; `rae_grand_unforgotten`: the spectral step's rounding before error forgetting. Unknown pairs count as 2, so on sparse releases the sound attacker's RAE is large. `rae_release_as_guess` = `rae_proxy` = 2·(1 − precision) when |release| = |E|: the number comparable to the paper's ≈ 1.96 (the authors' attack starts from the release as its prior).".into());
     let seed = *p.seeds.first().context("the plan has no seeds")?;
     for dp in &p.datasets {
         let Some(ds) = node_dataset(dp.name)? else {

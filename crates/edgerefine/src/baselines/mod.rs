@@ -188,8 +188,16 @@ impl BitMatrix {
         self.bits[i * self.words + j / 64] >> (j % 64) & 1 == 1
     }
 
+    pub(crate) fn clear(&mut self, i: usize, j: usize) {
+        self.bits[i * self.words + j / 64] &= !(1 << (j % 64));
+    }
+
     pub(crate) fn row(&self, i: usize) -> &[u64] {
         &self.bits[i * self.words..(i + 1) * self.words]
+    }
+
+    pub(crate) fn row_mut(&mut self, i: usize) -> &mut [u64] {
+        &mut self.bits[i * self.words..(i + 1) * self.words]
     }
 
     pub(crate) fn rows_mut(&mut self) -> std::slice::ChunksExactMut<'_, u64> {

@@ -50,7 +50,15 @@ pub struct RaeRow {
     pub kept_accuracy: Option<f64>,
     /// Share of released edges that are true edges.
     pub release_precision: f64,
+    /// The paper's RAE on this dataset (≈ 1.962 on Cora, averaged over ε; NaN elsewhere).
+    /// The artifact's attacker starts from the release itself, so the comparable columns are
+    /// `rae_release_as_guess` and `rae_proxy`.
+    pub paper_value: f64,
 }
+
+/// The paper's RAE on Cora (its attack starts from the release: compare with the
+/// release-as-guess column).
+pub const PAPER_RAE_CORA: f64 = 1.962;
 
 /// The rows of `dataset` (true graph `graph`) with [`AttackParams::complete`]: one k = 1
 /// EdgeRefine release (default tie-break, seeded by `seed`) per ε of `eps`, attacked.
@@ -128,6 +136,11 @@ pub fn rows_with(
             spectral_accuracy: rounded.guess_counts(graph)?.accuracy(),
             kept_accuracy: rec.guess_counts(graph)?.accuracy(),
             release_precision: precision,
+            paper_value: if dataset == "cora" {
+                PAPER_RAE_CORA
+            } else {
+                f64::NAN
+            },
         });
     }
     Ok(out)

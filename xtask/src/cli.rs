@@ -107,6 +107,8 @@ pub(crate) enum EdgerefinePart {
     Rae,
     /// What not knowing E costs.
     EdgeCount,
+    /// The k sweep and the calibration variants.
+    KSweep,
     /// The node tables on Cora.
     Cora,
     /// The node tables on ACM.

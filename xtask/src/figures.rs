@@ -111,13 +111,10 @@ fn plots(experiment: Experiment, dir: &Path) -> Result<Vec<(String, Plot)>> {
                 out.extend(edgerefine_accuracy(&r));
             }
             if let Some(r) = rows(dir, "mutag")? {
-                out.push((
-                    "mutag".into(),
-                    over_eps(
-                        &r,
-                        "EdgeRefine protocol on MUTAG (GIN): test accuracy over ε",
-                    ),
-                ));
+                out.extend(edgerefine_mutag(&r));
+            }
+            if let Some(r) = rows(dir, "k_sweep")? {
+                out.extend(edgerefine_k_sweep(&r));
             }
             if let Some(r) = rows(dir, "blink_cora")? {
                 out.push(("blink_cora".into(), blink(&r)));
@@ -351,6 +348,64 @@ fn edgerefine_accuracy(rows: &[Row]) -> Vec<(String, Plot)> {
                 model.to_uppercase()
             );
             (format!("accuracy_{ds}_{model}"), over_eps(&g, &title))
+        })
+        .collect()
+}
+
+/// Rows grouped by the text of `column`, groups in first-appearance order.
+fn group_by(rows: &[Row], column: &str) -> Vec<(String, Vec<Row>)> {
+    let mut groups: Vec<(String, Vec<Row>)> = Vec::new();
+    for r in rows {
+        let key = text(r, column);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(r.clone()),
+            None => groups.push((key, vec![r.clone()])),
+        }
+    }
+    groups
+}
+
+/// One plot per MUTAG model (`mutag_<model>`).
+fn edgerefine_mutag(rows: &[Row]) -> Vec<(String, Plot)> {
+    group_by(rows, "model")
+        .into_iter()
+        .map(|(model, g)| {
+            let title = format!("EdgeRefine protocol on MUTAG ({model}): test accuracy over ε");
+            (format!("mutag_{model}"), over_eps(&g, &title))
+        })
+        .collect()
+}
+
+/// One plot per k-sweep dataset (`k_sweep_<dataset>`): accuracy over k per ε (the default
+/// calibration), beside the features-only accuracy.
+fn edgerefine_k_sweep(rows: &[Row]) -> Vec<(String, Plot)> {
+    group_by(rows, "dataset")
+        .into_iter()
+        .map(|(ds, g)| {
+            let mut p = Plot::new(
+                &format!("EdgeRefine on {ds}: accuracy over the sampling rate k (B = 10)"),
+                "k (K = ⌊k·E⌋ released edges)",
+                "test accuracy (mean over seeds)",
+            )
+            .scales(Scale::Log, Scale::Linear);
+            for r in g.iter().filter(|r| text(r, "calibration") == "B=10") {
+                let (Some(k), Some(e), Some(m)) = (num(r, "k"), num(r, "eps"), num(r, "acc_mean"))
+                else {
+                    continue;
+                };
+                p.add(
+                    &format!("ε = {e}"),
+                    Point::mean_std(k, m, num(r, "acc_std")),
+                );
+                if let Some(f) = num(r, "features_only") {
+                    p.add("features only", Point::at(k, f));
+                }
+            }
+            for s in &mut p.series {
+                s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
+                s.points.dedup_by(|a, b| a.x == b.x);
+            }
+            (format!("k_sweep_{ds}"), p)
         })
         .collect()
 }

@@ -165,11 +165,13 @@ fn baseline_out<'py>(
 ///
 /// A baseline of the EdgeRefine evaluation on the true graph (it simulates every user):
 /// `method` is "rr" (both endpoints report, OR-symmetrised), "symrr" (each pair once),
-/// "blink-hard", "blink-soft", "blink-hybrid" (Zhu et al. CCS 2023, δ_b = 0.1), "ldpgen"
-/// (Qin et al. CCS 2017) or "dprr" (default ε₁). The dict holds `name`, `variant` (exact
-/// variant and parameters), `eps` (per-user edge LDP), `eps_edge` (edge DP of the release: 2ε
-/// when both endpoints report on a pair) and `weights` (float32 per edge, weighted variants
-/// only). Without `seed`, noise from the OS CSPRNG. Releases the GIL.
+/// "blink-hard", "blink-soft", "blink-hybrid" (Zhu et al. CCS 2023, δ_b = 0.1),
+/// "blink-artifact-hard", "blink-artifact-hybrid" (the Blink variant of the EdgeRefine
+/// artifact, not the original; ε must exceed 0.1), "ldpgen" (Qin et al. CCS 2017) or "dprr"
+/// (default ε₁). The dict holds `name`, `variant` (exact variant and parameters), `eps`
+/// (per-user edge LDP; the artifact's Blink: only the paper's label), `eps_edge` (edge DP of
+/// the release: 2ε when both endpoints report on a pair; inf for the artifact's Blink, whose
+/// degree-1 fix is not DP) and `weights` (float32 per edge, weighted variants only). Without `seed`, noise from the OS CSPRNG. Releases the GIL.
 #[pyfunction]
 #[pyo3(signature = (graph, method, eps, seed=None))]
 pub(crate) fn baseline<'py>(

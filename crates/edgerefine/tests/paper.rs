@@ -14,8 +14,14 @@ fn the_attack_rows_get_more_precise_with_eps() {
     let n = 120u64;
     for r in &rows {
         assert_eq!(r.dataset, "er");
-        assert!(r.decided_pairs <= n * (n - 1) / 2, "{r:?}");
+        assert!(r.decided_pairs_grand <= n * (n - 1) / 2, "{r:?}");
+        assert!(r.decided_pairs_sound <= r.decided_pairs_grand, "{r:?}");
         assert!(r.rae_grand > 0.0 && r.rae_release_as_guess >= 0.0, "{r:?}");
+        assert!(r.rae_grand <= r.rae_grand_sound, "{r:?}");
+        assert!(
+            (r.rae_proxy - r.rae_release_as_guess).abs() < 1e-12,
+            "{r:?}"
+        );
         assert!((0.0..=1.0).contains(&r.release_precision), "{r:?}");
     }
     assert!(
@@ -23,7 +29,12 @@ fn the_attack_rows_get_more_precise_with_eps() {
         "{rows:?}"
     );
     assert!(rows[1].rae_release_as_guess < rows[0].rae_release_as_guess);
-    assert_eq!(rows, rae::rows("er", &g, &[0.5, 6.0], 1).unwrap(), "seeded");
+    assert!(rows.iter().all(|r| r.paper_value.is_nan()), "the paper's RAE is Cora's");
+    // Seeded (compared as text: the paper column is NaN off Cora).
+    assert_eq!(
+        format!("{rows:?}"),
+        format!("{:?}", rae::rows("er", &g, &[0.5, 6.0], 1).unwrap())
+    );
 }
 
 #[cfg(feature = "train")]
@@ -31,9 +42,13 @@ mod train {
     use super::common::{cycles_and_stars, sbm};
     use edgerefine::TieBreak;
     use edgerefine::baselines::{BlinkParams, BlinkVariant};
-    use edgerefine::eval::{EdgeCount, Method, NodeModel, blink_posterior, train_on_release};
+    use edgerefine::eval::{
+        EdgeCount, GraphModel, Method, NodeModel, blink_posterior, train_on_release,
+    };
     use edgerefine::paper::node::{NodeAcc, NodeGrid};
-    use edgerefine::paper::{BlinkProtocol, DatasetPlan, Plan, blink, mutag};
+    use edgerefine::paper::{
+        BlinkProtocol, Calibration, DatasetPlan, KSweep, Plan, blink, k_sweep, mutag,
+    };
 
     fn er1() -> Method {
         Method::EdgeRefine {
@@ -210,44 +225,153 @@ mod train {
     }
 
     #[test]
-    fn the_mutag_table_has_a_row_per_method_and_eps() {
+    fn the_mutag_table_has_a_row_per_method_eps_and_model() {
         let ds = cycles_and_stars(40);
         let plan = Plan {
             mutag_methods: vec![Method::Origin, Method::NoGraph, er1()],
+            mutag_models: vec![GraphModel::Gin, GraphModel::Gcn],
             mutag_eps: vec![1.0, 3.0],
             seeds: vec![3],
             ..Plan::quick()
         };
         let mut seen = 0;
         let rows = mutag::table(&ds, &plan, |_| seen += 1).unwrap();
-        assert_eq!(seen, 4);
-        let cells: Vec<(&str, Option<f64>)> = rows
+        assert_eq!(seen, 8);
+        let cells: Vec<(&str, &str, Option<f64>)> = rows
             .iter()
-            .map(|r| (r.scores.method.as_str(), r.scores.eps))
+            .map(|r| (r.scores.method.as_str(), r.model.as_str(), r.scores.eps))
             .collect();
         assert_eq!(
             cells,
             [
-                ("non-private", None),
-                ("no graph (features only)", None),
-                ("EdgeRefine k=1", Some(1.0)),
-                ("EdgeRefine k=1", Some(3.0)),
+                ("non-private", "graph-gin", None),
+                ("non-private", "graph-gcn", None),
+                ("no graph (features only)", "graph-gin", None),
+                ("no graph (features only)", "graph-gcn", None),
+                ("EdgeRefine k=1", "graph-gin", Some(1.0)),
+                ("EdgeRefine k=1", "graph-gcn", Some(1.0)),
+                ("EdgeRefine k=1", "graph-gin", Some(3.0)),
+                ("EdgeRefine k=1", "graph-gcn", Some(3.0)),
             ]
         );
         assert!(rows[0].scores.acc_mean >= 0.99, "{rows:?}");
-        assert!(rows[1].scores.acc_mean <= 0.75, "{rows:?}");
+        assert!(rows[2].scores.acc_mean <= 0.75, "{rows:?}");
         assert_eq!(
             (rows[0].edges, rows[0].precision),
             (300.0, 1.0),
             "20 cycles, 20 stars"
         );
+        // The gap to the same model's non-private accuracy, and the paper's ≈ 5 % on the
+        // EdgeRefine rows only.
+        assert!(rows[0].below_non_private_pct.is_nan() && rows[0].paper_value.is_nan());
+        let gap = (1.0 - rows[4].scores.acc_mean / rows[0].scores.acc_mean) * 100.0;
+        assert!(
+            (rows[4].below_non_private_pct - gap).abs() < 1e-9,
+            "{rows:?}"
+        );
+        assert_eq!(rows[4].paper_value, 5.0);
+        assert!(rows[2].paper_value.is_nan());
+        // One release per (method, ε, seed), shared by the models.
+        for pair in rows.chunks(2) {
+            // (precision is NaN for the empty no-graph release: compare the bits.)
+            assert_eq!(
+                (
+                    pair[0].edges,
+                    pair[0].precision.to_bits(),
+                    pair[0].publish_s
+                ),
+                (
+                    pair[1].edges,
+                    pair[1].precision.to_bits(),
+                    pair[1].publish_s
+                )
+            );
+        }
         assert!(
             rows.iter()
                 .all(|r| r.scores.runs.len() == 1 && r.scores.acc_std == 0.0)
         );
-        let curves = mutag::curves(&rows, &plan.mutag_eps);
+        let curves = mutag::curves(&rows, "graph-gin", &plan.mutag_eps);
         assert_eq!(curves.len(), 3);
         assert!(curves.iter().all(|c| c.points.len() == 2));
-        assert!(mutag::row(&ds, Method::Origin, None, &[]).is_err());
+        assert!(mutag::row(&ds, Method::Origin, None, GraphModel::Gin, &[]).is_err());
+        assert!(mutag::rows(&ds, Method::Origin, None, &[], &[1]).is_err());
+    }
+
+    #[test]
+    fn the_k_sweep_has_a_row_per_cell_against_one_features_only_baseline() {
+        let ds = sbm(4);
+        let dp = DatasetPlan {
+            name: "sbm",
+            eps: vec![4.0],
+            max_epochs: 40,
+            patience: 40,
+        };
+        let sweep = KSweep {
+            datasets: vec!["sbm"],
+            model: NodeModel::Gcn,
+            eps: vec![1.0, 6.0],
+            ks: vec![0.05, 1.0],
+            variants: vec![Calibration {
+                bins: 4,
+                tie_break: TieBreak::Reference,
+            }],
+            variant_ks: vec![1.0],
+            seeds: vec![0, 1],
+        };
+        let mut seen = 0;
+        let rows = k_sweep::rows(&ds, &dp, &sweep, |_| seen += 1).unwrap();
+        assert_eq!((rows.len(), seen), (6, 6), "2 ε × (2 k + 1 variant)");
+        let cells: Vec<(f64, f64, &str)> = rows
+            .iter()
+            .map(|r| (r.scores.eps.unwrap(), r.k, r.calibration.as_str()))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                (1.0, 0.05, "B=10"),
+                (1.0, 1.0, "B=10"),
+                (1.0, 1.0, "B=4 reference"),
+                (6.0, 0.05, "B=10"),
+                (6.0, 1.0, "B=10"),
+                (6.0, 1.0, "B=4 reference"),
+            ]
+        );
+        let e = ds.graph().num_edges() as f64;
+        for r in &rows {
+            assert_eq!(r.features_only, rows[0].features_only, "one baseline");
+            assert_eq!(r.scores.runs.len(), 2);
+            assert!(
+                (r.gain - (r.scores.acc_mean - r.features_only)).abs() < 1e-9,
+                "{r:?}"
+            );
+            assert_eq!(r.helps, r.gain - 2.0 * r.gain_se > 0.0);
+            let k_edges = (r.k * e).floor();
+            assert!(r.released_edges <= k_edges, "{r:?}");
+        }
+        // At ε = 6 the k = 1 release is mostly the true graph (ρ ≈ 0.998, q ≈ 0.0025).
+        assert!(rows[4].precision > rows[1].precision + 0.3, "{rows:?}");
+        // Seeded: the same numbers again (training times aside).
+        let untimed = |rows: Vec<k_sweep::KSweepRow>| {
+            rows.into_iter()
+                .map(|r| k_sweep::KSweepRow { train_s: 0.0, ..r })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            untimed(rows.clone()),
+            untimed(k_sweep::rows(&ds, &dp, &sweep, |_| ()).unwrap())
+        );
+        // A sweep dataset without an epoch budget in the plan is refused by name.
+        let plan = Plan {
+            k_sweep: sweep.clone(),
+            ..Plan::quick()
+        };
+        let err = k_sweep::table(
+            &plan,
+            |_| Ok::<_, edgerefine::EdgeRefineError>(Some(sbm(4))),
+            |_| (),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("sbm"), "{err}");
     }
 }

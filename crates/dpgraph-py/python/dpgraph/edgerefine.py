@@ -48,10 +48,13 @@ def baseline(graph, method, eps, seed=None):
 
     ``method`` is one of :data:`BASELINES`: ``"rr"`` (both endpoints report, OR-symmetrised),
     ``"symrr"`` (each pair once), ``"blink-hard"`` / ``"blink-soft"`` / ``"blink-hybrid"``
-    (Zhu et al. CCS 2023), ``"ldpgen"`` (Qin et al. CCS 2017) or ``"dprr"``. Returns ``(graph,
-    info)``: ``info`` has ``name``, ``variant`` (the exact variant and its parameters),
-    ``eps`` (per-user edge LDP), ``eps_edge`` (edge DP of the whole release: 2ε when both
-    endpoints report on a pair) and ``weights`` (float32 per edge of ``graph.to_edge_index()``'s
+    (Zhu et al. CCS 2023), ``"blink-artifact-hard"`` / ``"blink-artifact-hybrid"`` (the Blink
+    variant inside the EdgeRefine artifact, not the original; ε must exceed 0.1), ``"ldpgen"``
+    (Qin et al. CCS 2017) or ``"dprr"``. Returns ``(graph, info)``: ``info`` has ``name``,
+    ``variant`` (the exact variant and its parameters), ``eps`` (per-user edge LDP; for the
+    artifact's Blink only the paper's label), ``eps_edge`` (edge DP of the whole release: 2ε
+    when both endpoints report on a pair; ``inf`` for the artifact's Blink, whose degree-1 fix
+    is not differentially private) and ``weights`` (float32 per edge of ``graph.to_edge_index()``'s
     undirected edges in (u, v), u < v order, weighted variants only, else ``None``). Without
     ``seed`` the noise comes from the OS CSPRNG. Raises :class:`dpgraph.InvalidParameter` for
     an unknown method or a bad ε. Releases the GIL.

@@ -20,8 +20,11 @@
 //!   graph finite in memory); hybrid = the `⌊Σ_{i<j} p_ij⌋` pairs of highest posterior (ties by
 //!   row-major pair order), weighted by their posterior.
 //!
-//! The Blink inside the EdgeRefine artifact is a different variant (it double-counts one
-//! symmetric report); it is not implemented here.
+//! The Blink inside the EdgeRefine artifact is a different variant (absolute `ε_d = 0.1` with
+//! Laplace scale `1/(2ε_d)`, one symmetric report per pair counted twice, hard and
+//! `p·[p > 0.5]` releases): it is implemented beside this one, clearly labelled, in
+//! `baselines/blink_artifact.rs` ([`super::blink_artifact()`], [`super::BlinkArtifactParams`]),
+//! and reuses this module's β-model fit and posterior.
 
 use dp_core::mechanisms::{LaplaceParams, RandomizedResponse};
 use dp_core::params::Epsilon;
@@ -321,7 +324,7 @@ fn inverse_sum(e: &[f64], c: f64) -> f64 {
     acc.iter().sum::<f64>() + tail
 }
 
-fn sigmoid(z: f64) -> f64 {
+pub(crate) fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 
@@ -382,8 +385,24 @@ pub fn blink_server(reports: &BlinkReports, params: &BlinkParams) -> Result<Blin
     })
 }
 
+impl BlinkPosterior {
+    /// The posterior of a *symmetric* report `ã` (one report per pair, mirrored): both
+    /// endpoints are taken to have reported `ã_ij`, so `x = ã_ij + ã_ji = 2·ã_ij ∈ {0, 2}`
+    /// (the EdgeRefine artifact's reading, see [`super::blink_artifact()`]).
+    pub(crate) fn from_symmetric(eps_d: f64, eps_a: f64, beta: Vec<f64>, bits: BitMatrix) -> Self {
+        Self {
+            eps_d,
+            eps_a,
+            beta,
+            any: bits.clone(),
+            both: bits,
+            soft_floor: BlinkParams::new(1.0).soft_floor,
+        }
+    }
+}
+
 /// One row's selected pairs `(j, posterior)` for `j > i`.
-type RowPicks = Vec<(u32, f32)>;
+pub(crate) type RowPicks = Vec<(u32, f32)>;
 
 impl BlinkPosterior {
     /// Number of nodes.
@@ -430,7 +449,7 @@ impl BlinkPosterior {
     }
 
     /// Rows of pairs `j > i` whose logit passes `keep`, in row-major order, in parallel.
-    fn select_rows(&self, keep: impl Fn(f64) -> bool + Sync) -> Vec<RowPicks> {
+    pub(crate) fn select_rows(&self, keep: impl Fn(f64) -> bool + Sync) -> Vec<RowPicks> {
         let n = self.num_nodes();
         (0..n)
             .into_par_iter()
@@ -445,7 +464,12 @@ impl BlinkPosterior {
             .collect()
     }
 
-    fn assemble(&self, rows: Vec<RowPicks>, weighted: bool) -> Result<(Graph, Option<Vec<f32>>)> {
+    /// The graph of the selected rows, with the posteriors as weights when `weighted`.
+    pub(crate) fn assemble(
+        &self,
+        rows: Vec<RowPicks>,
+        weighted: bool,
+    ) -> Result<(Graph, Option<Vec<f32>>)> {
         let total: usize = rows.iter().map(Vec::len).sum();
         let mut b = GraphBuilder::new(self.num_nodes())?;
         b.reserve(total);

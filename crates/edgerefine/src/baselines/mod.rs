@@ -1,5 +1,7 @@
 //! The baselines of the EdgeRefine evaluation (issue 6): randomized response in two flavours,
-//! the original Blink (hard, soft, hybrid), LDPGen and DPRR.
+//! the original Blink (hard, soft, hybrid), LDPGen and DPRR; beside them, clearly labelled, the
+//! Blink variant inside the EdgeRefine authors' artifact ([`blink_artifact()`]), which the
+//! paper's "over Blink" numbers are measured against.
 //!
 //! Every baseline is a function of the true graph (it simulates all users, owner side), ε and a
 //! passed-in RNG, and returns a [`BaselineRelease`]: the released graph, optional edge weights
@@ -14,7 +16,9 @@
 //! - **edge DP of the release** (neighbouring graphs differ in one undirected edge): when both
 //!   endpoints of a pair report on it (RR, Blink, LDPGen, DPRR) an edge changes two reports and
 //!   the release is 2ε-edge DP by composition; [`symrr`] randomizes each pair once and is ε-edge
-//!   DP. [`BaselineRelease::eps_edge`] records that number.
+//!   DP. [`BaselineRelease::eps_edge`] records that number. The artifact's Blink
+//!   ([`blink_artifact()`]) is labelled ε but spends `ε_a + 4ε_d` without its degree-1 fix and
+//!   has no finite ε with it (its `eps_edge` is then `+∞`); see [`BlinkArtifactSpend`].
 //!
 //! # Randomness
 //! Randomized response over pairs uses dp-core's [`GeometricSkip`](dp_core::samplers::GeometricSkip) (O(m + #flips), never a dense
@@ -23,6 +27,7 @@
 //! for anything that leaves the machine.
 
 mod blink;
+mod blink_artifact;
 mod dprr;
 mod ldpgen;
 mod rr;
@@ -30,6 +35,11 @@ mod rr;
 pub use blink::{
     BlinkParams, BlinkPosterior, BlinkReports, BlinkVariant, beta_model_fit, blink, blink_client,
     blink_server,
+};
+pub use blink_artifact::{
+    BlinkArtifactParams, BlinkArtifactPosterior, BlinkArtifactReports, BlinkArtifactSpend,
+    BlinkArtifactSplit, BlinkArtifactVariant, blink_artifact, blink_artifact_client,
+    blink_artifact_server,
 };
 pub use dprr::{DprrParams, DprrReports, dprr, dprr_default_eps1, dprr_reports};
 pub use ldpgen::{LdpGenParams, ldpgen};
@@ -54,6 +64,12 @@ graph_core::choice_enum! {
         BlinkSoft => "blink-soft",
         /// Blink, hybrid.
         BlinkHybrid => "blink-hybrid",
+        /// Blink as the EdgeRefine artifact runs it (not the original), hard: p > 0.5 with
+        /// ε_d = 0.1, ε_a = ε − 0.1 and one symmetric report counted twice ([`blink_artifact()`]).
+        BlinkArtifactHard => "blink-artifact-hard",
+        /// Blink as the EdgeRefine artifact runs it (not the original), hybrid: the hard pairs
+        /// weighted by their posterior.
+        BlinkArtifactHybrid => "blink-artifact-hybrid",
         /// LDPGen (Qin et al. CCS 2017).
         LdpGen => "ldpgen",
         /// DPRR with its default ε₁ share.
@@ -65,10 +81,12 @@ impl Baseline {
     /// Releases `graph` under this baseline at per-user edge-LDP ε with its default parameters.
     ///
     /// # Errors
-    /// As the baseline's function ([`rr`], [`symrr`], [`blink`], [`ldpgen`], [`dprr`]).
+    /// As the baseline's function ([`rr()`], [`symrr`], [`blink()`], [`blink_artifact()`],
+    /// [`ldpgen()`], [`dprr()`]); the artifact's Blink also rejects ε ≤ 0.1.
     ///
     /// # Privacy
-    /// ε-edge LDP per user; the release's edge-DP ε is [`BaselineRelease::eps_edge`].
+    /// ε-edge LDP per user (the artifact's Blink: ε is only its label, see
+    /// [`BlinkArtifactSpend`]); the release's edge-DP ε is [`BaselineRelease::eps_edge`].
     pub fn release<R: CryptoRng + ?Sized>(
         self,
         graph: &Graph,
@@ -76,12 +94,16 @@ impl Baseline {
         rng: &mut R,
     ) -> Result<BaselineRelease> {
         let blink_with = |v, rng: &mut R| blink(graph, v, &BlinkParams::new(eps), rng);
+        let artifact_with =
+            |v, rng: &mut R| blink_artifact(graph, v, &BlinkArtifactParams::new(eps), rng);
         match self {
             Self::Rr => rr(graph, eps, rng),
             Self::SymRr => symrr(graph, eps, rng),
             Self::BlinkHard => blink_with(BlinkVariant::Hard, rng),
             Self::BlinkSoft => blink_with(BlinkVariant::Soft, rng),
             Self::BlinkHybrid => blink_with(BlinkVariant::Hybrid, rng),
+            Self::BlinkArtifactHard => artifact_with(BlinkArtifactVariant::Hard, rng),
+            Self::BlinkArtifactHybrid => artifact_with(BlinkArtifactVariant::Hybrid, rng),
             Self::LdpGen => ldpgen(graph, &LdpGenParams::new(eps), rng),
             Self::Dprr => dprr(graph, &DprrParams::new(eps), rng),
         }
@@ -94,17 +116,20 @@ pub struct BaselineRelease {
     /// The released (or generated) graph on the same node ids as the input.
     pub graph: Graph,
     /// Edge weights aligned with `graph.edges()` (lexicographic `(u, v)`, `u < v`), for the
-    /// weighted variants (Blink soft and hybrid); `None` for unweighted releases.
+    /// weighted variants (Blink soft and hybrid, the artifact's Blink hybrid); `None` for
+    /// unweighted releases.
     pub weights: Option<Vec<f32>>,
-    /// Short method name: `rr`, `symrr`, `blink-hard`, `blink-soft`, `blink-hybrid`, `ldpgen`,
-    /// `dprr`.
+    /// Short method name: `rr`, `symrr`, `blink-hard`, `blink-soft`, `blink-hybrid`,
+    /// `blink-artifact-hard`, `blink-artifact-hybrid`, `ldpgen`, `dprr`.
     pub name: &'static str,
     /// Exactly which variant and parameters, e.g.
     /// `blink-hard (original, Zhu et al. CCS 2023; delta_b=0.1, eps_d=0.1, eps_a=0.9)`.
     pub variant: String,
-    /// The ε the method was called with (per-user edge LDP).
+    /// The ε the method was called with (per-user edge LDP; for the artifact's Blink only the
+    /// paper's label, see [`BlinkArtifactSpend`]).
     pub eps: f64,
-    /// The edge-DP guarantee of the whole release (2ε when both endpoints report on a pair).
+    /// The edge-DP guarantee of the whole release (2ε when both endpoints report on a pair;
+    /// `+∞` when there is none, as for the artifact's Blink with its degree-1 fix).
     pub eps_edge: f64,
 }
 
@@ -163,8 +188,16 @@ impl BitMatrix {
         self.bits[i * self.words + j / 64] >> (j % 64) & 1 == 1
     }
 
+    pub(crate) fn clear(&mut self, i: usize, j: usize) {
+        self.bits[i * self.words + j / 64] &= !(1 << (j % 64));
+    }
+
     pub(crate) fn row(&self, i: usize) -> &[u64] {
         &self.bits[i * self.words..(i + 1) * self.words]
+    }
+
+    pub(crate) fn row_mut(&mut self, i: usize) -> &mut [u64] {
+        &mut self.bits[i * self.words..(i + 1) * self.words]
     }
 
     pub(crate) fn rows_mut(&mut self) -> std::slice::ChunksExactMut<'_, u64> {
@@ -232,6 +265,39 @@ mod tests {
             }
         }
         assert_eq!(pairs, expected);
+    }
+
+    #[test]
+    fn every_named_baseline_releases_under_its_name() {
+        let g =
+            graph_core::generate::erdos_renyi(80, 0.08, &mut dp_core::rng::seeded_rng(1)).unwrap();
+        for b in Baseline::ALL {
+            let r = b
+                .release(&g, 2.0, &mut dp_core::rng::seeded_rng(5))
+                .unwrap();
+            let again = b
+                .release(&g, 2.0, &mut dp_core::rng::seeded_rng(5))
+                .unwrap();
+            assert_eq!(r, again, "{b}");
+            assert_eq!(r.name, b.name());
+            assert_eq!(r.eps, 2.0);
+            let weighted = matches!(
+                b,
+                Baseline::BlinkSoft | Baseline::BlinkHybrid | Baseline::BlinkArtifactHybrid
+            );
+            assert_eq!(r.weights.is_some(), weighted, "{b}");
+            let eps_edge = match b {
+                Baseline::SymRr => 2.0,
+                // The artifact's degree-1 fix has no finite ε.
+                Baseline::BlinkArtifactHard | Baseline::BlinkArtifactHybrid => f64::INFINITY,
+                _ => 4.0,
+            };
+            assert_eq!(r.eps_edge, eps_edge, "{b}");
+        }
+        assert!(matches!(
+            Baseline::BlinkArtifactHard.release(&g, 0.1, &mut dp_core::rng::seeded_rng(5)),
+            Err(EdgeRefineError::InvalidParam { name: "eps", .. })
+        ));
     }
 
     #[test]

@@ -10,8 +10,9 @@ use graph_core::{Graph, GraphDataset};
 use serde::Serialize;
 
 use crate::baselines::{
-    BlinkParams, BlinkPosterior, BlinkVariant, DprrParams, LdpGenParams, blink_client,
-    blink_server, dprr, ldpgen, rr,
+    BlinkArtifactParams, BlinkArtifactPosterior, BlinkArtifactVariant, BlinkParams, BlinkPosterior,
+    BlinkVariant, DprrParams, LdpGenParams, blink_artifact_client, blink_artifact_server,
+    blink_client, blink_server, dprr, ldpgen, rr,
 };
 use crate::error::Result;
 use crate::{RefineParams, TieBreak, estimate_edges, perturb, refine};
@@ -42,6 +43,11 @@ pub enum Method {
     Rr,
     /// The original Blink (Zhu et al. 2023) with the given posterior use.
     Blink(BlinkVariant),
+    /// Blink as the EdgeRefine artifact runs it ([`crate::baselines::blink_artifact()`], its
+    /// defaults: ε_d = 0.1, ε_a = ε − 0.1, degree-1 fix on): the baseline the paper's "over
+    /// Blink" numbers are measured against. Not the original, and not ε-DP (see
+    /// [`crate::baselines::BlinkArtifactSpend`]).
+    BlinkArtifact(BlinkArtifactVariant),
     /// LDPGen (Qin et al. 2017), two phases.
     LdpGen,
     /// Degree-preserving randomized response (Hidano & Murakami).
@@ -82,6 +88,13 @@ impl Method {
                     BlinkVariant::Hard => "hard",
                     BlinkVariant::Soft => "soft, p ≤ 1e-3 dropped",
                     BlinkVariant::Hybrid => "hybrid",
+                }
+            ),
+            Self::BlinkArtifact(v) => format!(
+                "Blink-{} (EdgeRefine artifact's variant)",
+                match v {
+                    BlinkArtifactVariant::Hard => "hard",
+                    BlinkArtifactVariant::Hybrid => "hybrid",
                 }
             ),
             Self::LdpGen => "LDPGen".into(),
@@ -136,6 +149,13 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
         Method::Rr => rr(graph, eps, &mut rng)?.graph,
         Method::Blink(v) => {
             let r = blink_posterior(graph, &eval_blink_params(eps), seed)?
+                .0
+                .release(v)?;
+            weights = r.weights;
+            r.graph
+        }
+        Method::BlinkArtifact(v) => {
+            let r = blink_artifact_posterior(graph, &BlinkArtifactParams::new(eps), seed)?
                 .0
                 .release(v)?;
             weights = r.weights;
@@ -206,9 +226,35 @@ pub fn blink_posterior(
     Ok((post, start.elapsed().as_secs_f64()))
 }
 
+/// The artifact's Blink reports and server posterior for `graph` (the RNG seeded by `seed`
+/// exactly as [`release`] seeds it, so both variants released from it equal the corresponding
+/// [`release`]), with its wall time in seconds.
+///
+/// # Errors
+/// Invalid ε (≤ 0.1 under the default split) or parameters.
+///
+/// # Privacy
+/// Labelled ε; see [`crate::baselines::BlinkArtifactSpend`] for what it spends (no finite ε
+/// with the artifact's degree-1 fix).
+///
+/// # Complexity
+/// O(iterations · n²) time, O(n²/4) bytes.
+pub fn blink_artifact_posterior(
+    graph: &Graph,
+    params: &BlinkArtifactParams,
+    seed: u64,
+) -> Result<(BlinkArtifactPosterior, f64)> {
+    let start = Instant::now();
+    let mut rng = dp_core::rng::seeded_rng(seed);
+    let reports = blink_artifact_client(graph, params, &mut rng)?;
+    let post = blink_artifact_server(&reports, params)?;
+    Ok((post, start.elapsed().as_secs_f64()))
+}
+
 /// The releases of several methods at one ε and seed; the Blink variants share one set of
-/// reports and one posterior (each equals its own [`release`]; its publish time is the shared
-/// client + server time plus its own release step).
+/// reports and one posterior, and so do the artifact's Blink variants (each equals its own
+/// [`release`]; its publish time is the shared client + server time plus its own release
+/// step).
 ///
 /// # Errors
 /// As [`release`].
@@ -222,23 +268,39 @@ pub fn release_many(
     seed: u64,
 ) -> Result<Vec<Released>> {
     let mut post: Option<(BlinkPosterior, f64)> = None;
+    let mut artifact: Option<(BlinkArtifactPosterior, f64)> = None;
     let mut out = Vec::with_capacity(methods.len());
     for &m in methods {
-        if let Method::Blink(v) = m {
-            if post.is_none() {
-                post = Some(blink_posterior(graph, &eval_blink_params(eps), seed)?);
+        let start = Instant::now();
+        let (r, fit_s) = match m {
+            Method::Blink(v) => {
+                if post.is_none() {
+                    post = Some(blink_posterior(graph, &eval_blink_params(eps), seed)?);
+                }
+                let (p, fit_s) = post.as_ref().expect("set above");
+                (p.release(v)?, *fit_s)
             }
-            let (p, fit_s) = post.as_ref().expect("set above");
-            let start = Instant::now();
-            let r = p.release(v)?;
-            out.push(Released {
-                graph: r.graph,
-                weights: r.weights,
-                publish_s: fit_s + start.elapsed().as_secs_f64(),
-            });
-        } else {
-            out.push(release(graph, m, eps, seed)?);
-        }
+            Method::BlinkArtifact(v) => {
+                if artifact.is_none() {
+                    artifact = Some(blink_artifact_posterior(
+                        graph,
+                        &BlinkArtifactParams::new(eps),
+                        seed,
+                    )?);
+                }
+                let (p, fit_s) = artifact.as_ref().expect("set above");
+                (p.release(v)?, *fit_s)
+            }
+            _ => {
+                out.push(release(graph, m, eps, seed)?);
+                continue;
+            }
+        };
+        out.push(Released {
+            graph: r.graph,
+            weights: r.weights,
+            publish_s: fit_s + start.elapsed().as_secs_f64(),
+        });
     }
     Ok(out)
 }
@@ -404,11 +466,13 @@ mod tests {
             Method::Blink(BlinkVariant::Hard),
             Method::SymRr,
             Method::Blink(BlinkVariant::Hybrid),
+            Method::BlinkArtifact(BlinkArtifactVariant::Hybrid),
             Method::EdgeRefine {
                 k: 1.0,
                 tie_break: TieBreak::Default,
                 edge_count: EdgeCount::Supplied,
             },
+            Method::BlinkArtifact(BlinkArtifactVariant::Hard),
         ];
         let many = release_many(&g, &methods, 2.0, 9).unwrap();
         for (m, r) in methods.iter().zip(&many) {
@@ -416,5 +480,17 @@ mod tests {
             assert_eq!(one.graph, r.graph, "{}", m.label());
             assert_eq!(one.weights, r.weights, "{}", m.label());
         }
+        // The artifact's hard and hybrid releases are the same pairs, one of them weighted.
+        assert_eq!(many[3].graph, many[5].graph);
+        assert!(many[5].weights.is_none() && many[3].weights.is_some());
+        assert_eq!(
+            methods[5].label(),
+            "Blink-hard (EdgeRefine artifact's variant)"
+        );
+        assert_eq!(
+            methods[3].label(),
+            "Blink-hybrid (EdgeRefine artifact's variant)"
+        );
+        assert!(methods[3].is_private());
     }
 }

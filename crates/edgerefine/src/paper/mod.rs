@@ -11,14 +11,23 @@
 //!   (ε, seed) chunks and accumulated into the accuracy, releases and PUBI rows;
 //! - `blink` (feature `train`): Blink on Cora under Blink's own validation-based protocol;
 //! - `mutag` (feature `train`): MUTAG graph classification on per-graph releases;
-//! - `edge_count` (feature `train`): the cost of not knowing `E`, supplied against estimated.
+//! - `claims` (feature `train`): the paper's headline claims against both Blinks;
+//! - `edge_count` (feature `train`): the cost of not knowing `E`, supplied against estimated;
+//! - `k_sweep` (feature `train`): the release at k from 0.001 to 1 and under other
+//!   calibrations, against the features-only model;
+//! - `speed` (feature `train`): publish and training time of every method's release beside
+//!   EdgeRefine's, from the node grid.
 
 #[cfg(feature = "train")]
 pub mod blink;
 #[cfg(feature = "train")]
+pub mod claims;
+#[cfg(feature = "train")]
 pub mod edge_count;
 #[cfg(feature = "train")]
 pub mod gnn_table;
+#[cfg(feature = "train")]
+pub mod k_sweep;
 #[cfg(feature = "train")]
 pub mod mutag;
 #[cfg(feature = "train")]
@@ -26,9 +35,14 @@ pub mod node;
 #[cfg(feature = "train")]
 mod plan;
 pub mod rae;
+#[cfg(feature = "train")]
+pub mod speed;
 
 #[cfg(feature = "train")]
-pub use plan::{BlinkProtocol, DENSE_EDGES, DatasetPlan, Plan, VERY_DENSE_EDGES, methods};
+pub use plan::{
+    BlinkProtocol, Calibration, DENSE_EDGES, DatasetPlan, KSweep, Plan, TRAIN_EDGE_LIMIT,
+    VERY_DENSE_EDGES, methods,
+};
 
 use serde::Serialize;
 

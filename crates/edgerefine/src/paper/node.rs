@@ -126,6 +126,10 @@ pub struct TrainAcc {
     pub epochs: usize,
     /// Epoch cap of the runs (the last one merged).
     pub cap: usize,
+    /// Runs that trained up to their epoch cap (no early stop). Absent in caches written
+    /// before it was counted (read as 0).
+    #[serde(default)]
+    pub at_cap: usize,
 }
 
 impl TrainAcc {
@@ -135,6 +139,7 @@ impl TrainAcc {
         self.train_s += score.train_s;
         self.epochs += score.epochs;
         self.cap = cap;
+        self.at_cap += usize::from(score.epochs >= cap);
     }
 
     /// Adds the runs of `o`.
@@ -143,6 +148,7 @@ impl TrainAcc {
         self.train_s += o.train_s;
         self.epochs += o.epochs;
         self.cap = o.cap;
+        self.at_cap += o.at_cap;
     }
 }
 
@@ -203,6 +209,9 @@ pub struct AccuracyRow {
     pub scores: MethodScores,
     /// The epoch cap the runs trained under.
     pub max_epochs: usize,
+    /// Runs of the cell that trained up to the cap without an early stop (validation accuracy
+    /// still improving within the last `patience` epochs; under a dense cap, every run).
+    pub at_cap: usize,
     /// Mean released edges.
     pub edges: f64,
     /// Mean density.
@@ -388,7 +397,7 @@ impl<'p> NodeGrid<'p> {
     }
 
     /// Everything that decides a chunk's numbers, as text: the dataset, ε, seed, epoch budget,
-    /// models, methods and dense caps. The format is fixed: the committed chunk caches are
+    /// models, methods, dense caps and the training edge limit (when there is one). The format is fixed: the committed chunk caches are
     /// found by it (the models keep their former preset names `edgerefine-<model>`).
     ///
     /// # Example
@@ -417,12 +426,15 @@ impl<'p> NodeGrid<'p> {
                 .collect::<Vec<_>>(),
             p.dense_epochs,
             p.very_dense_epochs
-        )
+        ) + &p
+            .train_edge_limit
+            .map_or(String::new(), |l| format!(" train-edge-limit {l}"))
     }
 
     /// Runs one chunk on `ds` (the dataset of this grid): releases every method of
     /// [`Self::chunk_methods`] at the slot's ε (the ε-free methods at ε = 1, unused) with
-    /// `seed`, and trains every model of the plan on each release under
+    /// `seed`, and trains every model of the plan on each release within
+    /// [`Plan::train_edge_limit`] under
     /// [`Plan::epochs_for`] (EdgeRefine's protocol, [`TrainPlan::edgerefine`], otherwise).
     ///
     /// # Errors
@@ -447,6 +459,14 @@ impl<'p> NodeGrid<'p> {
             chunk
                 .releases
                 .push((mi, ReleaseAcc::one(&structure(g, &r.graph), r.publish_s)));
+            if self
+                .plan
+                .train_edge_limit
+                .is_some_and(|l| r.graph.num_edges() > l)
+            {
+                // Released and measured, not trained on (the tables count it).
+                continue;
+            }
             let (cap, patience, _) = self.plan.epochs_for(self.dataset, r.graph.num_edges());
             for (model_i, &model) in self.plan.models.iter().enumerate() {
                 let plan = TrainPlan::edgerefine(model, seed).with_epochs(cap, Some(patience));
@@ -524,6 +544,7 @@ impl<'p> NodeGrid<'p> {
                         model: model.name().into(),
                         scores,
                         max_epochs: t.cap,
+                        at_cap: t.at_cap,
                         edges: r.edges,
                         density: r.density,
                         precision: r.precision,
@@ -653,6 +674,10 @@ mod tests {
         assert_eq!(x, all);
         assert_eq!(all.runs, vec![0.7, 0.8, 0.75, 0.6]);
         assert_eq!((all.train_s, all.epochs, all.cap), (172.5, 345, 300));
+        assert_eq!(
+            all.at_cap, 1,
+            "one of the four runs reached the 300-epoch cap"
+        );
 
         let rels = [rel(10, 0.5), rel(30, 0.25), rel(20, 0.0)];
         let mut one = ReleaseAcc::default();
@@ -687,6 +712,7 @@ mod tests {
                     train_s: 2.0,
                     epochs: 10,
                     cap: 300,
+                    at_cap: 0,
                 },
             )
         };
@@ -833,8 +859,36 @@ mod tests {
 
     #[test]
     fn the_fingerprint_is_the_committed_caches_format() {
-        // From results/edgerefine/cache/cora/eps0.5-seed0.json (`--full`).
-        let p = Plan::full();
+        // From results/edgerefine/cache/cora/eps0.5-seed0.json (`--full` before the paper's
+        // 700 / 100 protocol and the artifact's Blink): the plan of that run still finds it.
+        let full = Plan::full();
+        let p = Plan {
+            datasets: full
+                .datasets
+                .iter()
+                .map(|d| DatasetPlan {
+                    max_epochs: 300,
+                    patience: 50,
+                    ..d.clone()
+                })
+                .collect(),
+            methods: full
+                .methods
+                .iter()
+                .copied()
+                .filter(|m| !matches!(m, Method::BlinkArtifact(_)))
+                .collect(),
+            dense_eps: vec![3.5],
+            train_edge_limit: None,
+            ..full.clone()
+        };
+        let now = NodeGrid::new(&full, &full.datasets[0]).fingerprint(Some(0), 0);
+        assert!(
+            now.starts_with("cora eps Some(0.5) seed 0 epochs 700 patience 100 models")
+                && now.contains("\"Blink-hard (EdgeRefine artifact's variant)\"")
+                && now.ends_with("dense 20 3 300000 500000 train-edge-limit 4000000"),
+            "{now}"
+        );
         let grid = NodeGrid::new(&p, &p.datasets[0]);
         assert_eq!(
             grid.fingerprint(Some(0), 0),

@@ -3,14 +3,18 @@
 //! [`Plan::full`]), with the epoch caps by release size ([`Plan::epochs_for`]).
 
 use crate::TieBreak;
-use crate::baselines::BlinkVariant;
-use crate::eval::{EdgeCount, Method, NodeModel};
+use crate::baselines::{BlinkArtifactVariant, BlinkVariant};
+use crate::eval::{EdgeCount, GraphModel, Method, NodeModel};
 
 /// Releases with more edges than this (dense randomized-response-style graphs) are trained
 /// with the dense epoch cap.
 pub const DENSE_EDGES: usize = 300_000;
 /// Releases with more edges than this are trained with the very-dense epoch cap.
 pub const VERY_DENSE_EDGES: usize = 500_000;
+/// The full plan's [`Plan::train_edge_limit`]: 4·10⁶ undirected edges (8·10⁶ messages; GAT's
+/// 128-wide messages then take 4 GB a tensor). Above it are the dense releases of AMAP at
+/// ε ≤ 2 (SymRR 3.5–11 M edges, RR up to 18 M) and of none of the smaller datasets.
+pub const TRAIN_EDGE_LIMIT: usize = 4_000_000;
 
 /// One node dataset of the plan: its ε grid and epoch budget.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,12 +49,79 @@ pub struct Plan {
     pub dense_epochs: usize,
     /// Epoch cap (and patience) for releases with more than [`VERY_DENSE_EDGES`] edges.
     pub very_dense_epochs: usize,
+    /// Releases with more edges than this are released and measured but not trained on
+    /// (`None`: no limit). Message passing keeps `edges × width` floats per layer, several
+    /// times for the gradients: GAT's 8 × 16 heads on a 10⁷-edge release would need tens of
+    /// GB. The tables count the releases left out.
+    pub train_edge_limit: Option<usize>,
     /// Methods of the MUTAG table (per-graph releases).
     pub mutag_methods: Vec<Method>,
+    /// Graph-level models of the MUTAG table (the paper: GCN, GAT and GIN).
+    pub mutag_models: Vec<GraphModel>,
     /// ε grid of the MUTAG table.
     pub mutag_eps: Vec<f64>,
     /// Blink's own protocol.
     pub blink: BlinkProtocol,
+    /// The k sweep and the calibration variants.
+    pub k_sweep: KSweep,
+}
+
+/// The k sweep (how many edges EdgeRefine releases, `K = ⌊k·E⌋`) and the calibration
+/// variants (number of quantile bins, tie-break): for each dataset, ε, k and variant, the
+/// accuracy of one model on the release against the same model without edges — where does the
+/// release start to help over features only, and at what ε?
+#[derive(Clone, Debug, PartialEq)]
+pub struct KSweep {
+    /// Datasets (registry names; each must be one of the plan's node datasets for its epoch
+    /// budget).
+    pub datasets: Vec<&'static str>,
+    /// The model trained on every release.
+    pub model: NodeModel,
+    /// ε of the sweep.
+    pub eps: Vec<f64>,
+    /// Sampling rates k.
+    pub ks: Vec<f64>,
+    /// Calibration variants run besides the default (B = 10, default tie-break), at every ε
+    /// and at the rates of `variant_ks`.
+    pub variants: Vec<Calibration>,
+    /// The rates at which the variants run.
+    pub variant_ks: Vec<f64>,
+    /// Seeds (release and training).
+    pub seeds: Vec<u64>,
+}
+
+/// A calibration variant of EdgeRefine's server: the number of quantile bins `B` of the
+/// Jaccard values and the order inside a bin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Calibration {
+    /// Quantile bins B (the paper: 10).
+    pub bins: usize,
+    /// Tie-break inside equal calibrated probabilities.
+    pub tie_break: TieBreak,
+}
+
+impl Calibration {
+    /// The paper's B = 10 with our default tie-break.
+    pub const DEFAULT: Self = Self {
+        bins: 10,
+        tie_break: TieBreak::Default,
+    };
+
+    /// A short label: `B=10`, `B=10 reference` for the authors' tie-break.
+    ///
+    /// # Example
+    /// ```
+    /// use edgerefine::{TieBreak, paper::Calibration};
+    /// assert_eq!(Calibration::DEFAULT.label(), "B=10");
+    /// let r = Calibration { bins: 5, tie_break: TieBreak::Reference };
+    /// assert_eq!(r.label(), "B=5 reference");
+    /// ```
+    pub fn label(&self) -> String {
+        match self.tie_break {
+            TieBreak::Default => format!("B={}", self.bins),
+            TieBreak::Reference => format!("B={} reference", self.bins),
+        }
+    }
 }
 
 /// Blink's own protocol (Zhu et al., CCS 2023, artifact `zhxchd/Blink_GNN`): 50/25/25 split,
@@ -75,7 +146,8 @@ pub struct BlinkProtocol {
 }
 
 /// The methods of the grid at every ε: EdgeRefine (k = 0.01 with both tie-breaks, k = 1; the
-/// true E as in the paper), Blink-hard and -hybrid, DPRR, LDPGen.
+/// true E as in the paper), the original Blink-hard and -hybrid, the EdgeRefine artifact's
+/// Blink-hard and -hybrid (the baseline the paper's gains are measured against), DPRR, LDPGen.
 pub fn methods() -> Vec<Method> {
     vec![
         Method::EdgeRefine {
@@ -95,6 +167,8 @@ pub fn methods() -> Vec<Method> {
         },
         Method::Blink(BlinkVariant::Hard),
         Method::Blink(BlinkVariant::Hybrid),
+        Method::BlinkArtifact(BlinkArtifactVariant::Hard),
+        Method::BlinkArtifact(BlinkArtifactVariant::Hybrid),
         Method::Dprr,
         Method::LdpGen,
     ]
@@ -123,7 +197,9 @@ impl Plan {
             seeds: vec![0, 1],
             dense_epochs: 20,
             very_dense_epochs: 5,
+            train_edge_limit: None,
             mutag_methods: vec![Method::Origin, Method::NoGraph, er1, Method::SymRr],
+            mutag_models: vec![GraphModel::Gin],
             mutag_eps: vec![1.0, 3.0],
             blink: BlinkProtocol {
                 eps: vec![1.0, 2.0, 3.0],
@@ -134,11 +210,25 @@ impl Plan {
                 dropouts: vec![0.1],
                 epochs: 300,
             },
+            k_sweep: KSweep {
+                datasets: vec!["cora"],
+                model: NodeModel::Gcn,
+                eps: vec![1.0, 3.0],
+                ks: vec![0.01, 0.1, 1.0],
+                variants: vec![Calibration {
+                    bins: 10,
+                    tie_break: TieBreak::Reference,
+                }],
+                variant_ks: vec![0.01],
+                seeds: vec![0, 1],
+            },
         }
     }
 
-    /// `cargo xtask repro --full`: Cora, DBLP, ACM and AMAP over ε ∈ {0.5, …, 3.5}, GCN, GAT
-    /// and GIN, 5 seeds, the dense baselines at ε = 3.5, the full MUTAG and Blink grids.
+    /// `cargo xtask repro --full`, the paper's protocol: Cora, DBLP, ACM and AMAP over
+    /// ε ∈ {0.5, …, 3.5}, GCN, GAT and GIN, ≤ 700 epochs with patience 100, 5 seeds, the dense
+    /// baselines at every ε (under the dense caps, counted), MUTAG with GCN, GAT and GIN, the
+    /// full Blink grid and the k sweep over k ∈ {0.001, …, 1}.
     pub fn full() -> Self {
         let er1 = Method::EdgeRefine {
             k: 1.0,
@@ -151,17 +241,18 @@ impl Plan {
                 .map(|name| DatasetPlan {
                     name,
                     eps: vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5],
-                    max_epochs: 300,
-                    patience: 50,
+                    max_epochs: 700,
+                    patience: 100,
                 })
                 .collect(),
             models: vec![NodeModel::Gcn, NodeModel::Gat, NodeModel::Gin],
             methods: methods(),
             dense_methods: vec![Method::SymRr, Method::Rr, Method::Blink(BlinkVariant::Soft)],
-            dense_eps: vec![3.5],
+            dense_eps: vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5],
             seeds: vec![0, 1, 2, 3, 4],
             dense_epochs: 20,
             very_dense_epochs: 3,
+            train_edge_limit: Some(TRAIN_EDGE_LIMIT),
             mutag_methods: vec![
                 Method::Origin,
                 Method::NoGraph,
@@ -176,6 +267,7 @@ impl Plan {
                 Method::LdpGen,
                 Method::Dprr,
             ],
+            mutag_models: vec![GraphModel::Gcn, GraphModel::Gat, GraphModel::Gin],
             mutag_eps: vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5],
             blink: BlinkProtocol {
                 eps: vec![1.0, 2.0, 3.0],
@@ -185,6 +277,29 @@ impl Plan {
                 wds: vec![1e-3, 1e-4, 0.0],
                 dropouts: vec![0.0, 0.1],
                 epochs: 300,
+            },
+            k_sweep: KSweep {
+                datasets: vec!["cora", "dblp", "acm", "amap"],
+                model: NodeModel::Gcn,
+                eps: vec![0.5, 1.0, 2.0, 3.5],
+                // The artifact's Table 7 rates (0.005, 0.01, 0.05, 0.1, 0.3, 0.5) and both ends.
+                ks: vec![0.001, 0.005, 0.01, 0.05, 0.1, 0.3, 0.5, 1.0],
+                variants: vec![
+                    Calibration {
+                        bins: 5,
+                        tie_break: TieBreak::Default,
+                    },
+                    Calibration {
+                        bins: 20,
+                        tie_break: TieBreak::Default,
+                    },
+                    Calibration {
+                        bins: 10,
+                        tie_break: TieBreak::Reference,
+                    },
+                ],
+                variant_ks: vec![0.01, 0.1, 1.0],
+                seeds: vec![0, 1, 2],
             },
         }
     }

@@ -29,7 +29,10 @@ fn the_attack_rows_get_more_precise_with_eps() {
         "{rows:?}"
     );
     assert!(rows[1].rae_release_as_guess < rows[0].rae_release_as_guess);
-    assert!(rows.iter().all(|r| r.paper_value.is_nan()), "the paper's RAE is Cora's");
+    assert!(
+        rows.iter().all(|r| r.paper_value.is_nan()),
+        "the paper's RAE is Cora's"
+    );
     // Seeded (compared as text: the paper column is NaN off Cora).
     assert_eq!(
         format!("{rows:?}"),

@@ -130,6 +130,7 @@ use graph_core::{BitAdjacency, Graph};
 use rayon::prelude::*;
 
 use crate::baselines::BitMatrix;
+use crate::baselines::set_bits as bits_of;
 use crate::error::{EdgeRefineError, Result};
 
 mod eigen;
@@ -317,20 +318,6 @@ fn valid_mask(i: usize, w: usize, n: usize) -> u64 {
         m &= !(1u64 << (i % 64));
     }
     m
-}
-
-fn bits_of(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(w, &word)| {
-        let mut x = word;
-        std::iter::from_fn(move || {
-            if x == 0 {
-                return None;
-            }
-            let b = x.trailing_zeros() as usize;
-            x &= x - 1;
-            Some(w * 64 + b)
-        })
-    })
 }
 
 fn popcount_and(a: &[u64], b: &[u64]) -> u32 {

@@ -206,19 +206,7 @@ impl BitMatrix {
 
     /// Iterates the set bits `(i, j)` row by row.
     pub(crate) fn ones(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        (0..self.n).flat_map(move |i| {
-            self.row(i).iter().enumerate().flat_map(move |(w, &word)| {
-                let mut x = word;
-                std::iter::from_fn(move || {
-                    if x == 0 {
-                        return None;
-                    }
-                    let b = x.trailing_zeros() as usize;
-                    x &= x - 1;
-                    Some((i, w * 64 + b))
-                })
-            })
-        })
+        (0..self.n).flat_map(move |i| set_bits(self.row(i)).map(move |j| (i, j)))
     }
 
     /// The bit matrix of a graph's adjacency.
@@ -246,6 +234,22 @@ pub(crate) fn stochastic_round<R: CryptoRng + ?Sized>(x: f64, rng: &mut R) -> u6
     let frac = dp_core::samplers::Bernoulli::new((x - f).clamp(0.0, 1.0))
         .expect("a fraction in [0, 1] is a probability");
     f as u64 + u64::from(frac.sample(rng))
+}
+
+/// The positions of the set bits of `words` (bit `b` of word `w` is position `64·w + b`),
+/// increasing.
+pub(crate) fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &word)| {
+        let mut x = word;
+        std::iter::from_fn(move || {
+            if x == 0 {
+                return None;
+            }
+            let b = x.trailing_zeros() as usize;
+            x &= x - 1;
+            Some(w * 64 + b)
+        })
+    })
 }
 
 #[cfg(test)]

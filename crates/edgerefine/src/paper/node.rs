@@ -126,29 +126,50 @@ pub struct TrainAcc {
     pub epochs: usize,
     /// Epoch cap of the runs (the last one merged).
     pub cap: usize,
-    /// Runs that trained up to their epoch cap (no early stop). Absent in caches written
-    /// before it was counted (read as 0).
-    #[serde(default)]
-    pub at_cap: usize,
+    /// Runs that trained up to their epoch cap (no early stop). `None` in caches written
+    /// before it was counted (see [`Self::reached_cap`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_cap: Option<usize>,
 }
 
 impl TrainAcc {
     /// Adds one run that trained under epoch cap `cap`.
     pub fn push(&mut self, score: &RunScore, cap: usize) {
+        let reached = self.reached_cap() + usize::from(score.epochs >= cap);
         self.runs.push(score.test_acc);
         self.train_s += score.train_s;
         self.epochs += score.epochs;
         self.cap = cap;
-        self.at_cap += usize::from(score.epochs >= cap);
+        self.at_cap = Some(reached);
+    }
+
+    /// Runs that trained up to their epoch cap: the count, or for a one-run entry of a cache
+    /// written before it was counted, whether its epochs reached its cap.
+    ///
+    /// # Example
+    /// ```
+    /// use edgerefine::paper::node::TrainAcc;
+    /// let old = TrainAcc { runs: vec![0.7], epochs: 300, cap: 300, ..TrainAcc::default() };
+    /// assert_eq!(old.reached_cap(), 1);
+    /// ```
+    pub fn reached_cap(&self) -> usize {
+        self.at_cap.unwrap_or_else(|| {
+            if self.runs.len() == 1 {
+                usize::from(self.epochs >= self.cap)
+            } else {
+                0
+            }
+        })
     }
 
     /// Adds the runs of `o`.
     pub fn merge(&mut self, o: &Self) {
+        let reached = self.reached_cap() + o.reached_cap();
         self.runs.extend_from_slice(&o.runs);
         self.train_s += o.train_s;
         self.epochs += o.epochs;
         self.cap = o.cap;
-        self.at_cap += o.at_cap;
+        self.at_cap = Some(reached);
     }
 }
 
@@ -544,7 +565,7 @@ impl<'p> NodeGrid<'p> {
                         model: model.name().into(),
                         scores,
                         max_epochs: t.cap,
-                        at_cap: t.at_cap,
+                        at_cap: t.reached_cap(),
                         edges: r.edges,
                         density: r.density,
                         precision: r.precision,
@@ -675,7 +696,8 @@ mod tests {
         assert_eq!(all.runs, vec![0.7, 0.8, 0.75, 0.6]);
         assert_eq!((all.train_s, all.epochs, all.cap), (172.5, 345, 300));
         assert_eq!(
-            all.at_cap, 1,
+            all.reached_cap(),
+            1,
             "one of the four runs reached the 300-epoch cap"
         );
 
@@ -712,7 +734,7 @@ mod tests {
                     train_s: 2.0,
                     epochs: 10,
                     cap: 300,
-                    at_cap: 0,
+                    at_cap: Some(0),
                 },
             )
         };

@@ -370,8 +370,14 @@ fn edgerefine_mutag(rows: &[Row]) -> Vec<(String, Plot)> {
     group_by(rows, "model")
         .into_iter()
         .map(|(model, g)| {
+            // Tables written before MUTAG ran several models have no `model` column (GIN).
+            let (stem, model) = if model.is_empty() {
+                ("mutag".to_string(), "GIN".to_string())
+            } else {
+                (format!("mutag_{model}"), model)
+            };
             let title = format!("EdgeRefine protocol on MUTAG ({model}): test accuracy over ε");
-            (format!("mutag_{model}"), over_eps(&g, &title))
+            (stem, over_eps(&g, &title))
         })
         .collect()
 }
@@ -510,6 +516,51 @@ mod tests {
         // Sorted by ε, spread kept.
         assert_eq!(p.series[1].points[0], Point::mean_std(1.0, 0.7, Some(0.03)));
         assert_eq!(plots[1].1.series[0].points[0].spread, None);
+    }
+
+    #[test]
+    fn mutag_plots_one_per_model_and_the_old_table_keeps_its_name() {
+        let r = |model: Option<&str>, method: &str, eps: &str, acc: f64| {
+            let mut v = json!({"method": method, "eps": eps, "acc_mean": acc, "acc_std": 0.01});
+            if let Some(m) = model {
+                v["model"] = json!(m);
+            }
+            row(v)
+        };
+        let new = vec![
+            r(Some("graph-gin"), "SymRR", "1.0", 0.7),
+            r(Some("graph-gcn"), "SymRR", "1.0", 0.6),
+        ];
+        let stems: Vec<String> = edgerefine_mutag(&new).into_iter().map(|x| x.0).collect();
+        assert_eq!(stems, ["mutag_graph-gin", "mutag_graph-gcn"]);
+        let old = vec![r(None, "SymRR", "1.0", 0.7)];
+        let plots = edgerefine_mutag(&old);
+        assert_eq!(plots.len(), 1);
+        assert_eq!(plots[0].0, "mutag");
+        assert!(plots[0].1.title.contains("(GIN)"), "{}", plots[0].1.title);
+    }
+
+    #[test]
+    fn edgerefine_k_sweep_plots_accuracy_over_k_beside_features_only() {
+        let r = |cal: &str, eps: f64, k: f64, acc: f64| {
+            row(
+                json!({"dataset": "cora", "calibration": cal, "eps": eps, "k": k, "acc_mean": acc, "acc_std": 0.01, "features_only": 0.75}),
+            )
+        };
+        let rows = vec![
+            r("B=10", 1.0, 1.0, 0.4),
+            r("B=10", 1.0, 0.01, 0.74),
+            r("B=10 reference", 1.0, 0.01, 0.73),
+        ];
+        let plots = edgerefine_k_sweep(&rows);
+        assert_eq!(plots.len(), 1);
+        let (stem, p) = &plots[0];
+        assert_eq!(stem, "k_sweep_cora");
+        let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["ε = 1", "features only"]);
+        let xs: Vec<f64> = p.series[0].points.iter().map(|q| q.x).collect();
+        assert_eq!(xs, [0.01, 1.0], "sorted by k, the variant left out");
+        assert_eq!(p.series[1].points.len(), 2, "one features-only point per k");
     }
 
     #[test]

@@ -767,39 +767,12 @@ mod tests {
         );
     }
 
-    /// The plan the committed `results/edgerefine/` reference ran (before the paper's 700 / 100
-    /// protocol, the artifact's Blink and dense baselines at every ε): `--full` of revision
-    /// 8e74b03 and earlier.
-    fn committed_full_plan() -> Plan {
-        let full = Plan::full();
-        Plan {
-            datasets: full
-                .datasets
-                .iter()
-                .map(|d| DatasetPlan {
-                    max_epochs: 300,
-                    patience: 50,
-                    ..d.clone()
-                })
-                .collect(),
-            methods: full
-                .methods
-                .iter()
-                .copied()
-                .filter(|m| !matches!(m, edgerefine::eval::Method::BlinkArtifact(_)))
-                .collect(),
-            dense_eps: vec![3.5],
-            train_edge_limit: None,
-            ..full
-        }
-    }
-
     #[test]
     fn the_committed_chunk_cache_matches_its_plan() {
         // `--resume` under the plan that made it must find every committed chunk: same file names, same
         // fingerprints, and the same JSON fields when written again.
         let dir = crate::project_root().join("results").join("edgerefine");
-        let p = committed_full_plan();
+        let p = Plan::full_before_paper_protocol();
         let mut n = 0;
         for dp in &p.datasets {
             let grid = NodeGrid::new(&p, dp);

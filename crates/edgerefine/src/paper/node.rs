@@ -884,26 +884,7 @@ mod tests {
         // From results/edgerefine/cache/cora/eps0.5-seed0.json (`--full` before the paper's
         // 700 / 100 protocol and the artifact's Blink): the plan of that run still finds it.
         let full = Plan::full();
-        let p = Plan {
-            datasets: full
-                .datasets
-                .iter()
-                .map(|d| DatasetPlan {
-                    max_epochs: 300,
-                    patience: 50,
-                    ..d.clone()
-                })
-                .collect(),
-            methods: full
-                .methods
-                .iter()
-                .copied()
-                .filter(|m| !matches!(m, Method::BlinkArtifact(_)))
-                .collect(),
-            dense_eps: vec![3.5],
-            train_edge_limit: None,
-            ..full.clone()
-        };
+        let p = Plan::full_before_paper_protocol();
         let now = NodeGrid::new(&full, &full.datasets[0]).fingerprint(Some(0), 0);
         assert!(
             now.starts_with("cora eps Some(0.5) seed 0 epochs 700 patience 100 models")

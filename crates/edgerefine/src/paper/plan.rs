@@ -304,6 +304,34 @@ impl Plan {
         }
     }
 
+    /// The plan of the `--full` reference committed before the paper's 700 / 100 protocol
+    /// (`results/edgerefine/`): ≤ 300 epochs with patience 50, no artifact Blink, the dense
+    /// baselines at ε = 3.5 only, no training edge limit. Its chunk cache is found under this
+    /// plan's fingerprints.
+    pub fn full_before_paper_protocol() -> Self {
+        let full = Self::full();
+        Self {
+            datasets: full
+                .datasets
+                .iter()
+                .map(|d| DatasetPlan {
+                    max_epochs: 300,
+                    patience: 50,
+                    ..d.clone()
+                })
+                .collect(),
+            methods: full
+                .methods
+                .iter()
+                .copied()
+                .filter(|m| !matches!(m, Method::BlinkArtifact(_)))
+                .collect(),
+            dense_eps: vec![3.5],
+            train_edge_limit: None,
+            ..full
+        }
+    }
+
     /// The epoch cap and patience of a release with `edges` edges of dataset `ds`, and whether
     /// the release counts as dense: more than [`VERY_DENSE_EDGES`] edges get
     /// `very_dense_epochs`, more than [`DENSE_EDGES`] get `dense_epochs` (both without early

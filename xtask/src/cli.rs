@@ -109,6 +109,10 @@ pub(crate) enum EdgerefinePart {
     EdgeCount,
     /// The k sweep and the calibration variants.
     KSweep,
+    /// The k sweep with GAT and GIN (the artifact's Table 7).
+    KSweepModels,
+    /// The artifact's other calibrations (isotonic, beta, temperature, Adamic–Adar, …).
+    Calibrations,
     /// The node tables on Cora.
     Cora,
     /// The node tables on ACM.

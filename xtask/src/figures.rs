@@ -114,7 +114,12 @@ fn plots(experiment: Experiment, dir: &Path) -> Result<Vec<(String, Plot)>> {
                 out.extend(edgerefine_mutag(&r));
             }
             if let Some(r) = rows(dir, "k_sweep")? {
-                out.extend(edgerefine_k_sweep(&r));
+                out.extend(edgerefine_k_sweep(&r, "k_sweep_"));
+            }
+            if let Some(r) = rows(dir, "k_sweep_models")? {
+                for (model, g) in group_by(&r, "model") {
+                    out.extend(edgerefine_k_sweep(&g, &format!("k_sweep_{model}_")));
+                }
             }
             if let Some(r) = rows(dir, "blink_cora")? {
                 out.push(("blink_cora".into(), blink(&r)));
@@ -382,14 +387,17 @@ fn edgerefine_mutag(rows: &[Row]) -> Vec<(String, Plot)> {
         .collect()
 }
 
-/// One plot per k-sweep dataset (`k_sweep_<dataset>`): accuracy over k per ε (the default
+/// One plot per k-sweep dataset (`<prefix><dataset>`): accuracy over k per ε (the default
 /// calibration), beside the features-only accuracy.
-fn edgerefine_k_sweep(rows: &[Row]) -> Vec<(String, Plot)> {
+fn edgerefine_k_sweep(rows: &[Row], prefix: &str) -> Vec<(String, Plot)> {
     group_by(rows, "dataset")
         .into_iter()
         .map(|(ds, g)| {
+            let model = g.first().map(|r| text(r, "model")).unwrap_or_default();
             let mut p = Plot::new(
-                &format!("EdgeRefine on {ds}: accuracy over the sampling rate k (B = 10)"),
+                &format!(
+                    "EdgeRefine on {ds} ({model}): accuracy over the sampling rate k (B = 10)"
+                ),
                 "k (K = ⌊k·E⌋ released edges)",
                 "test accuracy (mean over seeds)",
             )
@@ -411,7 +419,7 @@ fn edgerefine_k_sweep(rows: &[Row]) -> Vec<(String, Plot)> {
                 s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
                 s.points.dedup_by(|a, b| a.x == b.x);
             }
-            (format!("k_sweep_{ds}"), p)
+            (format!("{prefix}{ds}"), p)
         })
         .collect()
 }
@@ -552,7 +560,7 @@ mod tests {
             r("B=10", 1.0, 0.01, 0.74),
             r("B=10 reference", 1.0, 0.01, 0.73),
         ];
-        let plots = edgerefine_k_sweep(&rows);
+        let plots = edgerefine_k_sweep(&rows, "k_sweep_");
         assert_eq!(plots.len(), 1);
         let (stem, p) = &plots[0];
         assert_eq!(stem, "k_sweep_cora");

@@ -24,8 +24,8 @@ pub use client::{NoisyCount, keep_probability, perturb, perturb_with, perturb_wi
 pub use error::{EdgeRefineError, Result};
 pub use estimate::{EdgeEstimate, estimate_edges};
 pub use server::{
-    ALL_PAIRS_MAX_NODES, Backend, DEFAULT_TILE_ROWS, MAX_NODES, RankBuckets, RefineParams, Release,
-    SelectionPlan, TieBreak, Tile, TileContext, TileHistogram, TileOptions, TileSelection,
-    TileValues, TiledRefine, Timings, plan_tiles, refine, refine_all_pairs, refine_tiled,
-    refine_with_progress,
+    ALL_PAIRS_MAX_NODES, ArtifactCalibration, Backend, CalibratedParams, CalibratedRelease,
+    DEFAULT_TILE_ROWS, MAX_NODES, RankBuckets, RefineParams, Release, SelectionPlan, TieBreak,
+    Tile, TileContext, TileHistogram, TileOptions, TileSelection, TileValues, TiledRefine, Timings,
+    plan_tiles, refine, refine_all_pairs, refine_calibrated, refine_tiled, refine_with_progress,
 };

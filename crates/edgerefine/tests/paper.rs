@@ -50,7 +50,8 @@ mod train {
     };
     use edgerefine::paper::node::{NodeAcc, NodeGrid};
     use edgerefine::paper::{
-        BlinkProtocol, Calibration, DatasetPlan, KSweep, Plan, blink, k_sweep, mutag,
+        BlinkProtocol, Calibration, CalibrationTable, DatasetPlan, KSweep, Plan, blink,
+        calibrations, k_sweep, mutag,
     };
 
     fn er1() -> Method {
@@ -370,6 +371,65 @@ mod train {
             ..Plan::quick()
         };
         let err = k_sweep::table(
+            &plan,
+            &plan.k_sweep,
+            |_| Ok::<_, edgerefine::EdgeRefineError>(Some(sbm(4))),
+            |_| (),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("sbm"), "{err}");
+    }
+
+    #[test]
+    fn the_calibration_table_runs_ours_then_each_artifact_calibration_per_model() {
+        use edgerefine::ArtifactCalibration;
+        let ds = sbm(4);
+        let dp = DatasetPlan {
+            name: "sbm",
+            eps: vec![4.0],
+            max_epochs: 30,
+            patience: 30,
+        };
+        let table = CalibrationTable {
+            datasets: vec!["sbm"],
+            models: vec![NodeModel::Gcn, NodeModel::Gin],
+            eps: vec![3.0],
+            k: 0.5,
+            calibrations: ArtifactCalibration::ALL.to_vec(),
+            seeds: vec![0, 1],
+        };
+        let mut seen = 0;
+        let rows = calibrations::rows(&ds, &dp, &table, |_| seen += 1).unwrap();
+        assert_eq!((rows.len(), seen), (14, 14), "2 models × (ours + 6)");
+        assert_eq!(rows[0].calibration, calibrations::OURS);
+        assert_eq!(rows[1].calibration, "jaccard-simple");
+        assert_eq!(rows[7].model, "gin");
+        let k_edges = (0.5 * ds.graph().num_edges() as f64).floor();
+        for r in &rows {
+            assert_eq!(r.scores.runs.len(), 2);
+            assert!(r.released_edges <= k_edges, "{r:?}");
+            assert!((r.gain - (r.scores.acc_mean - r.features_only)).abs() < 1e-9);
+            assert!(!r.fitted.is_empty());
+        }
+        // simple and temperature rank alike: the same releases, so the same accuracies.
+        let by = |c: &str| {
+            rows.iter()
+                .find(|r| r.calibration == c && r.model == "gcn")
+                .unwrap()
+        };
+        assert_eq!(
+            by("jaccard-simple").scores.runs,
+            by("jaccard-temperature").scores.runs
+        );
+        for r in &rows {
+            assert!((0.0..=1.0).contains(&r.precision), "{r:?}");
+        }
+        // A dataset without an epoch budget in the plan is refused by name.
+        let plan = Plan {
+            calibrations: table,
+            ..Plan::quick()
+        };
+        let err = calibrations::table(
             &plan,
             |_| Ok::<_, edgerefine::EdgeRefineError>(Some(sbm(4))),
             |_| (),

@@ -118,8 +118,8 @@ pub fn rows(
     Ok(out)
 }
 
-/// The sweep of every dataset of `plan.k_sweep` that `load` finds (`None`: not installed, no
-/// rows), each with its plan's epoch budget. `load`'s error type is the caller's (it only needs
+/// The sweep `sweep` (`plan.k_sweep` or one of `plan.model_k_sweeps`) of every dataset of it
+/// that `load` finds (`None`: not installed, no rows), each with `plan`'s epoch budget. `load`'s error type is the caller's (it only needs
 /// to take this crate's errors).
 ///
 /// # Errors
@@ -127,11 +127,12 @@ pub fn rows(
 /// errors of `load` and of [`rows`].
 pub fn table<E: From<EdgeRefineError>>(
     plan: &Plan,
+    sweep: &KSweep,
     mut load: impl FnMut(&str) -> std::result::Result<Option<NodeDataset>, E>,
     mut on_row: impl FnMut(&KSweepRow),
 ) -> std::result::Result<Vec<KSweepRow>, E> {
     let mut out = Vec::new();
-    for &name in &plan.k_sweep.datasets {
+    for &name in &sweep.datasets {
         let dp = plan
             .datasets
             .iter()
@@ -142,7 +143,7 @@ pub fn table<E: From<EdgeRefineError>>(
                 known: "the plan's node datasets",
             })?;
         if let Some(ds) = load(name)? {
-            out.extend(rows(&ds, dp, &plan.k_sweep, &mut on_row)?);
+            out.extend(rows(&ds, dp, sweep, &mut on_row)?);
         }
     }
     Ok(out)

@@ -11,6 +11,8 @@
 //!   (ε, seed) chunks and accumulated into the accuracy, releases and PUBI rows;
 //! - `blink` (feature `train`): Blink on Cora under Blink's own validation-based protocol;
 //! - `mutag` (feature `train`): MUTAG graph classification on per-graph releases;
+//! - `calibrations` (feature `train`): the artifact's other calibrations (isotonic, beta,
+//!   temperature, Adamic–Adar, …) against the paper's, against the features-only model;
 //! - `claims` (feature `train`): the paper's headline claims against both Blinks;
 //! - `edge_count` (feature `train`): the cost of not knowing `E`, supplied against estimated;
 //! - `k_sweep` (feature `train`): the release at k from 0.001 to 1 and under other
@@ -20,6 +22,8 @@
 
 #[cfg(feature = "train")]
 pub mod blink;
+#[cfg(feature = "train")]
+pub mod calibrations;
 #[cfg(feature = "train")]
 pub mod claims;
 #[cfg(feature = "train")]
@@ -40,8 +44,8 @@ pub mod speed;
 
 #[cfg(feature = "train")]
 pub use plan::{
-    BlinkProtocol, Calibration, DENSE_EDGES, DatasetPlan, KSweep, Plan, TRAIN_EDGE_LIMIT,
-    VERY_DENSE_EDGES, methods,
+    BlinkProtocol, Calibration, CalibrationTable, DENSE_EDGES, DatasetPlan, KSweep, Plan,
+    TRAIN_EDGE_LIMIT, VERY_DENSE_EDGES, methods,
 };
 
 use serde::Serialize;

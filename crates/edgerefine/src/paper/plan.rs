@@ -2,9 +2,9 @@
 //! MUTAG table and Blink's own protocol, as typed configuration ([`Plan::quick`],
 //! [`Plan::full`]), with the epoch caps by release size ([`Plan::epochs_for`]).
 
-use crate::TieBreak;
 use crate::baselines::{BlinkArtifactVariant, BlinkVariant};
 use crate::eval::{EdgeCount, GraphModel, Method, NodeModel};
+use crate::{ArtifactCalibration, TieBreak};
 
 /// Releases with more edges than this (dense randomized-response-style graphs) are trained
 /// with the dense epoch cap.
@@ -64,6 +64,30 @@ pub struct Plan {
     pub blink: BlinkProtocol,
     /// The k sweep and the calibration variants.
     pub k_sweep: KSweep,
+    /// The k sweep with other models (the artifact's Table 7: GAT and GIN beside GCN); no
+    /// calibration variants.
+    pub model_k_sweeps: Vec<KSweep>,
+    /// The artifact's other calibrations against the paper's.
+    pub calibrations: CalibrationTable,
+}
+
+/// The artifact's calibration variants (`exp_method_variant_comparison.py`: DBLP, ε = 1, GAT,
+/// k = 0.01): each [`ArtifactCalibration`] of one noisy graph per (ε, seed), beside our
+/// default server, trained with each model and compared with the features-only model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CalibrationTable {
+    /// Datasets (each one of the plan's node datasets, for its epoch budget).
+    pub datasets: Vec<&'static str>,
+    /// Models trained on every release.
+    pub models: Vec<NodeModel>,
+    /// ε of the randomized response.
+    pub eps: Vec<f64>,
+    /// Sampling rate k.
+    pub k: f64,
+    /// The calibrations.
+    pub calibrations: Vec<ArtifactCalibration>,
+    /// Seeds (release, beta split and training).
+    pub seeds: Vec<u64>,
 }
 
 /// The k sweep (how many edges EdgeRefine releases, `K = ⌊k·E⌋`) and the calibration
@@ -222,13 +246,31 @@ impl Plan {
                 variant_ks: vec![0.01],
                 seeds: vec![0, 1],
             },
+            model_k_sweeps: vec![KSweep {
+                datasets: vec!["cora"],
+                model: NodeModel::Gat,
+                eps: vec![2.0],
+                ks: vec![0.01, 0.1],
+                variants: vec![],
+                variant_ks: vec![],
+                seeds: vec![0],
+            }],
+            calibrations: CalibrationTable {
+                datasets: vec!["cora"],
+                models: vec![NodeModel::Gcn],
+                eps: vec![1.0],
+                k: 0.01,
+                calibrations: ArtifactCalibration::ALL.to_vec(),
+                seeds: vec![0],
+            },
         }
     }
 
     /// `cargo xtask repro --full`, the paper's protocol: Cora, DBLP, ACM and AMAP over
     /// ε ∈ {0.5, …, 3.5}, GCN, GAT and GIN, ≤ 700 epochs with patience 100, 5 seeds, the dense
     /// baselines at every ε (under the dense caps, counted), MUTAG with GCN, GAT and GIN, the
-    /// full Blink grid and the k sweep over k ∈ {0.001, …, 1}.
+    /// full Blink grid, the k sweep over k ∈ {0.001, …, 1} (GCN; GAT and GIN at the artifact's
+    /// Table 7 setting) and the artifact's calibrations on DBLP and Cora.
     pub fn full() -> Self {
         let er1 = Method::EdgeRefine {
             k: 1.0,
@@ -299,6 +341,28 @@ impl Plan {
                     },
                 ],
                 variant_ks: vec![0.01, 0.1, 1.0],
+                seeds: vec![0, 1, 2],
+            },
+            // The artifact's Table 7: DBLP and Cora, ε = 2, k ∈ {0.005, …, 0.5}, GAT and GIN
+            // (GCN is in `k_sweep`).
+            model_k_sweeps: [NodeModel::Gat, NodeModel::Gin]
+                .into_iter()
+                .map(|model| KSweep {
+                    datasets: vec!["dblp", "cora"],
+                    model,
+                    eps: vec![2.0],
+                    ks: vec![0.005, 0.01, 0.05, 0.1, 0.3, 0.5],
+                    variants: vec![],
+                    variant_ks: vec![],
+                    seeds: vec![0, 1, 2],
+                })
+                .collect(),
+            calibrations: CalibrationTable {
+                datasets: vec!["dblp", "cora"],
+                models: vec![NodeModel::Gat, NodeModel::Gcn],
+                eps: vec![1.0, 2.0],
+                k: 0.01,
+                calibrations: ArtifactCalibration::ALL.to_vec(),
                 seeds: vec![0, 1, 2],
             },
         }

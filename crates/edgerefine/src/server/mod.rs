@@ -1,11 +1,13 @@
 //! The server's side: Jaccard similarity on the noisy graph, quantile calibration, and
 //! deterministic top-K selection of the released edges.
 
+mod calibrated;
 mod coordinate;
 mod jaccard;
 mod quantile;
 mod tiled;
 
+pub use calibrated::{ArtifactCalibration, CalibratedParams, CalibratedRelease, refine_calibrated};
 pub use coordinate::TiledRefine;
 
 pub use tiled::{

@@ -30,6 +30,17 @@ def test_every_listed_name_is_accepted_and_others_are_refused():
     noisy = edgerefine.perturb(g, 2.0, seed=1)
     for tie in c["tie-break"]["names"]:
         edgerefine.refine(noisy, 2.0, true_edges=4, tie_break=tie, seed=1)
+    assert list(edgerefine.CALIBRATIONS) == c["calibration"]["names"]
+    # A ring with chords: enough pairs of both kinds for every fit (the beta fit needs ≥ 2
+    # distinct scores per class; on the 6-node graph it is an InvalidParameter).
+    src = list(range(60)) * 2
+    dst = [(i + 1) % 60 for i in range(60)] + [(i + 7) % 60 for i in range(60)]
+    ring = np.array([src, dst])
+    big = edgerefine.perturb(dpgraph.Graph(ring, num_nodes=60), 2.0, seed=1)
+    for cal in c["calibration"]["names"]:
+        rel, info = edgerefine.refine_calibrated(big, 2.0, cal, k=0.5, true_edges=120, seed=1)
+        assert info["calibration"] == cal
+        assert rel.num_edges == info["k_real"] + info["k_fake"] == 60
     assert list(edgerefine.BASELINES) == c["baseline"]["names"]
     for m in c["baseline"]["names"]:
         edgerefine.baseline(g, m, 2.0, seed=1)
@@ -38,6 +49,7 @@ def test_every_listed_name_is_accepted_and_others_are_refused():
     for kind, call in [
         ("sensitivity bound", lambda s: homdp.embed([g], pats, rho=1.0, bound=s, seed=1)),
         ("tie-break", lambda s: edgerefine.refine(noisy, 2.0, true_edges=4, tie_break=s)),
+        ("calibration", lambda s: edgerefine.refine_calibrated(noisy, 2.0, s, true_edges=4)),
         ("baseline", lambda s: edgerefine.baseline(g, s, 2.0, seed=1)),
         ("preset", lambda s: fed.train_config(s)),
     ]:

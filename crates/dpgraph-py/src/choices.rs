@@ -35,6 +35,7 @@ pub(crate) fn choices(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let out = PyDict::new(py);
     listing::<homdp::SensitivityBound>(py, &out)?;
     listing::<edgerefine::TieBreak>(py, &out)?;
+    listing::<edgerefine::ArtifactCalibration>(py, &out)?;
     listing::<edgerefine::Backend>(py, &out)?;
     listing::<edgerefine::baselines::Baseline>(py, &out)?;
     listing::<cefedgnn::train::Method>(py, &out)?;

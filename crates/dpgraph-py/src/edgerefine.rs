@@ -143,6 +143,61 @@ pub(crate) fn refine<'py>(
     release_out(py, r, edges_used, &source)
 }
 
+/// refine_calibrated(noisy, eps, calibration, k=0.01, true_edges=None, bins=10, seed=None)
+///     -> tuple[Graph, dict]
+///
+/// The server under one of the authors' artifact's calibrations (`calibration`, a name of
+/// `choices()["calibration"]`): all pairs in memory (at most 65,536 nodes), the artifact's
+/// selection with ties by pair index. The dict holds `k_target`, `k_real`, `k_fake`,
+/// `edges_used`, `edge_count_source`, `calibration`, `levels` and `fitted`. Same output as
+/// `dpgraph --seed SEED edgerefine refine --calibration NAME` (the seed draws the beta
+/// calibration's split; default 0). Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (noisy, eps, calibration, k=0.01, true_edges=None, bins=10, seed=None))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments
+pub(crate) fn refine_calibrated<'py>(
+    py: Python<'py>,
+    noisy: &Graph,
+    eps: f64,
+    calibration: &str,
+    k: f64,
+    true_edges: Option<u64>,
+    bins: usize,
+    seed: Option<u64>,
+) -> PyResult<(Graph, Bound<'py, PyDict>)> {
+    let g = &noisy.inner;
+    let calibration: edgerefine::ArtifactCalibration = crate::choices::parse(calibration)?;
+    let kw = RefineKwargs {
+        eps,
+        k,
+        true_edges,
+        noisy_edges: Some(g.num_edges() as u64),
+        bins,
+        tie_break: "default",
+        seed,
+    };
+    let (base, edges_used, source) = refine_params(g.num_nodes(), kw)?;
+    let params = edgerefine::CalibratedParams {
+        eps,
+        k,
+        true_edges: edges_used,
+        calibration,
+        bins,
+        seed: base.seed,
+    };
+    let r = py.detach(|| guard(|| edgerefine::refine_calibrated(g, &params)))?;
+    let info = PyDict::new(py);
+    info.set_item("k_target", r.k_target)?;
+    info.set_item("k_real", r.k_real)?;
+    info.set_item("k_fake", r.k_fake)?;
+    info.set_item("edges_used", edges_used)?;
+    info.set_item("edge_count_source", source)?;
+    info.set_item("calibration", calibration.name())?;
+    info.set_item("levels", r.levels)?;
+    info.set_item("fitted", r.fitted)?;
+    Ok((Graph { inner: r.graph }, info))
+}
+
 /// The dict of a baseline's release: name, variant, ε and the edge-DP ε of the release, and
 /// the edge weights of the weighted variants (float32, aligned with the graph's edges).
 fn baseline_out<'py>(

@@ -47,6 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<accounting::PrivacyLedger>()?;
     m.add_function(wrap_pyfunction!(edgerefine::perturb, m)?)?;
     m.add_function(wrap_pyfunction!(edgerefine::refine, m)?)?;
+    m.add_function(wrap_pyfunction!(edgerefine::refine_calibrated, m)?)?;
     m.add_function(wrap_pyfunction!(edgerefine::baseline, m)?)?;
     m.add_function(wrap_pyfunction!(edgerefine::write_report, m)?)?;
     m.add_function(wrap_pyfunction!(edgerefine::read_report, m)?)?;

@@ -41,6 +41,7 @@ pub(crate) fn all() -> Map<String, Value> {
     [
         listing::<homdp::SensitivityBound>(),
         listing::<edgerefine::TieBreak>(),
+        listing::<edgerefine::ArtifactCalibration>(),
         listing::<edgerefine::Backend>(),
         listing::<edgerefine::baselines::Baseline>(),
         listing::<cefedgnn::train::Method>(),
@@ -119,6 +120,7 @@ mod tests {
         assert_eq!(
             found,
             [
+                "dpgraph edgerefine refine --calibration",
                 "dpgraph edgerefine refine --tie_break",
                 "dpgraph fed partition --partition",
                 "dpgraph fed simulate --gradient",

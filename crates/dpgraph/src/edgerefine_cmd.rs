@@ -7,7 +7,10 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use clap::Subcommand;
 use edgerefine::report::{Report, is_report, write_report};
-use edgerefine::{RefineParams, TieBreak, estimate_edges, perturb, refine_with_progress};
+use edgerefine::{
+    ArtifactCalibration, CalibratedParams, RefineParams, TieBreak, estimate_edges, perturb,
+    refine_calibrated, refine_with_progress,
+};
 use graph_core::Graph;
 use graph_core::io::{read_edge_list, write_edge_list};
 use serde_json::json;
@@ -55,6 +58,12 @@ pub(crate) enum EdgeRefineCmd {
         #[arg(long, value_parser = crate::choices::parser::<TieBreak>(),
               default_value_t = TieBreak::Default)]
         tie_break: TieBreak,
+        /// One of the authors' artifact's other calibrations instead of our server (all pairs
+        /// in memory, at most 65,536 nodes; the artifact's selection, ties by pair index, so it
+        /// excludes --tie-break). `jaccard-histogram` is the paper's calibration on that path.
+        #[arg(long, value_parser = crate::choices::parser::<ArtifactCalibration>(),
+              conflicts_with = "tie_break")]
+        calibration: Option<ArtifactCalibration>,
         /// Declared node count; the noisy graph must have exactly this many.
         #[arg(long)]
         nodes: Option<usize>,
@@ -105,6 +114,7 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
             true_edges,
             bins,
             tie_break,
+            calibration,
             nodes,
             out,
         } => {
@@ -118,6 +128,37 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                 });
             }
             let (edges_used, edge_count) = edge_count(&g, eps, *true_edges)?;
+            if let Some(calibration) = *calibration {
+                let params = CalibratedParams {
+                    eps,
+                    k: *k,
+                    true_edges: edges_used,
+                    calibration,
+                    bins: *bins,
+                    seed: global.seed.unwrap_or(0),
+                };
+                let r = refine_calibrated(&g, &params)?;
+                write_edge_list(out, &r.graph)?;
+                return emit(
+                    global,
+                    &json!({
+                        "nodes": r.graph.num_nodes(),
+                        "released_edges": r.graph.num_edges(),
+                        "edges_used": edges_used,
+                        "edge_count_source": edge_count["source"],
+                        "edge_estimate": edge_count["estimate"],
+                        "k_target": r.k_target,
+                        "k_real": r.k_real,
+                        "k_fake": r.k_fake,
+                        "calibration": calibration.name(),
+                        "levels": r.levels,
+                        "fitted": r.fitted,
+                        "seed": params.seed,
+                        "refine_s": r.seconds,
+                        "out": out.display().to_string(),
+                    }),
+                );
+            }
             let params = RefineParams {
                 eps,
                 k: *k,

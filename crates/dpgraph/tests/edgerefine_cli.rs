@@ -223,3 +223,74 @@ fn corrupt_reports_and_missing_eps_are_one_line_errors() {
         assert!(!none.exists());
     }
 }
+
+#[test]
+fn an_artifact_calibration_refines_on_its_own_path_and_excludes_the_tie_break() {
+    let d = tempfile::tempdir().unwrap();
+    let g = graph(d.path());
+    let noisy = d.path().join("noisy.rr");
+    let perturb = [
+        "edgerefine",
+        "perturb",
+        "--graph",
+        s(&g),
+        "--eps",
+        "2",
+        "--out",
+        s(&noisy),
+        "--seed",
+        "4",
+        "--json",
+    ];
+    ok_json(&dpgraph(&perturb, d.path()));
+    let out = d.path().join("rel.txt");
+    let refine = |extra: &[&str]| {
+        let mut a = vec![
+            "edgerefine",
+            "refine",
+            "--noisy",
+            s(&noisy),
+            "--k",
+            "0.5",
+            "--true-edges",
+            "200",
+            "--out",
+            s(&out),
+            "--seed",
+            "1",
+            "--json",
+        ];
+        a.extend_from_slice(extra);
+        dpgraph(&a, d.path())
+    };
+    let v = ok_json(&refine(&["--calibration", "jaccard-isotonic"]));
+    assert_eq!(v["calibration"], "jaccard-isotonic");
+    assert_eq!(v["k_target"], 100);
+    assert_eq!(
+        v["released_edges"].as_u64().unwrap(),
+        v["k_real"].as_u64().unwrap() + v["k_fake"].as_u64().unwrap()
+    );
+    assert!(
+        v["fitted"].as_str().unwrap().contains("isotonic blocks"),
+        "{v}"
+    );
+    // The paper's calibration on the artifact's path equals our server with the authors'
+    // tie-break.
+    ok_json(&refine(&["--calibration", "jaccard-histogram"]));
+    let artifact = std::fs::read_to_string(&out).unwrap();
+    ok_json(&refine(&["--tie-break", "reference"]));
+    assert_eq!(artifact, std::fs::read_to_string(&out).unwrap());
+    // Both at once, or an unknown name: one clear error.
+    for bad in [
+        &["--calibration", "jaccard-beta", "--tie-break", "reference"][..],
+        &["--calibration", "platt"][..],
+    ] {
+        let o = refine(bad);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("--calibration") || err.contains("--tie-break"),
+            "{err}"
+        );
+    }
+}

@@ -50,6 +50,15 @@ def refine(
     tie_break: str = "default",
     seed: Optional[int] = None,
 ) -> Tuple[Graph, dict[str, Any]]: ...
+def refine_calibrated(
+    noisy: Graph,
+    eps: float,
+    calibration: str,
+    k: float = 0.01,
+    true_edges: Optional[int] = None,
+    bins: int = 10,
+    seed: Optional[int] = None,
+) -> Tuple[Graph, dict[str, Any]]: ...
 def densities(graphs: Sequence[Graph], patterns: Sequence[Pattern]) -> npt.NDArray[np.float64]: ...
 def embed(
     graphs: Sequence[Graph],

@@ -12,7 +12,9 @@ __all__ = [
     "baseline",
     "perturb",
     "read_report",
+    "CALIBRATIONS",
     "refine",
+    "refine_calibrated",
     "refine_distributed",
     "report_header",
     "tile_count",
@@ -21,6 +23,9 @@ __all__ = [
 
 #: The methods :func:`baseline` knows (the Rust enum's list, as :func:`dpgraph.choices` gives it).
 BASELINES = tuple(_native.choices()["baseline"]["names"])
+
+#: The calibrations of the authors' artifact :func:`refine_calibrated` knows.
+CALIBRATIONS = tuple(_native.choices()["calibration"]["names"])
 
 
 def perturb(graph, eps, seed=None):
@@ -41,6 +46,26 @@ def refine(noisy, eps, k=0.01, true_edges=None, bins=10, tie_break="default", se
     refine``. Releases the GIL.
     """
     return _native.refine(as_graph(noisy), eps, k, true_edges, bins, tie_break, seed)
+
+
+def refine_calibrated(noisy, eps, calibration, k=0.01, true_edges=None, bins=10, seed=None):
+    """The server under one of the authors' artifact's calibrations (one of
+    :data:`CALIBRATIONS`: ``"jaccard-simple"``, ``"jaccard-isotonic"``, ``"jaccard-beta"``,
+    ``"jaccard-temperature"``, ``"jaccard-histogram"`` (the paper's) or
+    ``"adamic-adar-histogram"``), with the artifact's selection (ties by pair index); all pairs
+    in memory, at most 65,536 nodes. Returns ``(graph, info)``; ``info`` has ``k_target``,
+    ``k_real``, ``k_fake``, ``edges_used``, ``edge_count_source``, ``calibration``, ``levels``
+    (distinct calibrated probabilities) and ``fitted``. Same output as ``dpgraph --seed SEED
+    edgerefine refine --calibration NAME``. Releases the GIL.
+
+    >>> import numpy as np, dpgraph
+    >>> g = dpgraph.Graph(np.array([[0, 1, 2, 3], [1, 2, 3, 4]]), num_nodes=6)
+    >>> noisy = perturb(g, 2.0, seed=1)
+    >>> rel, info = refine_calibrated(noisy, 2.0, "jaccard-isotonic", k=1.0, true_edges=4)
+    >>> info["k_target"], rel.num_edges == info["k_real"] + info["k_fake"]
+    (4, True)
+    """
+    return _native.refine_calibrated(as_graph(noisy), eps, calibration, k, true_edges, bins, seed)
 
 
 def baseline(graph, method, eps, seed=None):

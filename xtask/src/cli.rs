@@ -185,6 +185,8 @@ pub(crate) enum HomdpTable {
     Q2,
     /// The privacy–utility curve.
     Curve,
+    /// Appendix D.3: the global (counting-lemma) sensitivity against the bounded-degree bounds.
+    Sensitivity,
 }
 
 /// `cargo xtask repro …`.

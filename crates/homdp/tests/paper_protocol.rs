@@ -221,3 +221,58 @@ fn q1_q2_and_the_curve_return_their_rows() -> Result<(), HomdpError> {
     assert!(c[2].eps > c[0].eps, "a larger rho is a larger eps");
     Ok(())
 }
+
+#[test]
+fn the_sensitivity_ablation_shares_the_main_tables_draws_and_scales_sigma_by_the_bound()
+-> Result<(), HomdpError> {
+    use homdp::paper::{SensitivityRow, sensitivity_table};
+    let p = two_densities(3)?;
+    // A degree bound below n: the bounded-degree bounds are smaller than the global one.
+    let s = DatasetSetting {
+        degree_bound: Some(6),
+        ..small_setting()
+    };
+    let rows = sensitivity_table(&p, &s, 1, &one_rep(), 42)?;
+    let col = |f: fn(&SensitivityRow) -> String| rows.iter().map(f).collect::<Vec<_>>();
+    assert_eq!(
+        col(|r| r.bound.clone()),
+        [
+            "counting-lemma",
+            "paper",
+            "components",
+            "counting-lemma",
+            "paper",
+            "components",
+            "-"
+        ]
+    );
+    assert_eq!(rows[0].rho, Rho::Private(0.01));
+    assert_eq!(rows[3].rho, Rho::Private(1.0));
+    assert_eq!(rows[6].rho, Rho::NonPrivate);
+    for block in [&rows[0..3], &rows[3..6]] {
+        let (global, paper, comp) = (&block[0], &block[1], &block[2]);
+        // Same ρ: same ε; the noise scale follows the bound.
+        assert_eq!(global.eps, comp.eps);
+        assert!(global.mean_sigma > comp.mean_sigma, "{global:?} {comp:?}");
+        assert!(
+            paper.mean_sigma <= comp.mean_sigma,
+            "the paper's formula is never larger"
+        );
+        assert_eq!(comp.sigma_ratio, 1.0);
+        assert!((global.sigma_ratio - global.mean_sigma / comp.mean_sigma).abs() < 1e-12);
+    }
+    // σ scales as 1/√ρ: ρ 100× larger, σ 10× smaller.
+    assert!((rows[0].mean_sigma / rows[3].mean_sigma - 10.0).abs() < 1e-9);
+    assert_eq!(rows[6].mean_sigma, 0.0);
+    // The main table's draws: its components and paper rows at ρ = 0.01 are this table's.
+    let main = main_table(&p, &s, 1, &one_rep(), 42, None)?;
+    for (m, a) in [(&main.rows[0], &rows[2]), (&main.rows[1], &rows[1])] {
+        assert_eq!(m.bound, a.bound);
+        assert_eq!(m.value, a.value);
+        assert_eq!(
+            (m.attack_top1, m.attack_top10),
+            (a.attack_top1, a.attack_top10)
+        );
+    }
+    Ok(())
+}

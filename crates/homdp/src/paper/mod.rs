@@ -7,7 +7,8 @@
 //! ([`DELTA`], [`BOUNDS`]), the tables' sizes ([`Sizes::quick`], [`Sizes::full`]) and
 //! repetition and seeding protocol ([`rep_seed`], [`sweep`]), and one function per table that
 //! runs it on a prepared dataset and returns typed rows: [`main_table`] ([`MainRow`]),
-//! [`q1_table`] ([`Q1Row`]), [`q2_table`] ([`Q2Row`]), [`curve_table`] ([`CurveRow`]); with the
+//! [`q1_table`] ([`Q1Row`]), [`q2_table`] ([`Q2Row`]), [`curve_table`] ([`CurveRow`]),
+//! [`sensitivity_table`] ([`SensitivityRow`], Appendix D.3's global-sensitivity ablation); with the
 //! feature `gin-baselines`, `gin_baselines` (the RR / DPRR GIN scores of the main table).
 //! `cargo xtask repro homdp` drives these with the registry's datasets and writes the tables.
 //!
@@ -22,6 +23,7 @@
 //! # Ok::<(), homdp::HomdpError>(())
 //! ```
 
+mod ablation;
 mod cells;
 mod curve;
 #[cfg(feature = "gin-baselines")]
@@ -32,6 +34,9 @@ mod q1;
 mod q2;
 mod sweep;
 
+pub use ablation::{
+    ABLATION_BOUNDS, ABLATION_RHOS, SensitivityRow, sensitivity_grid, sensitivity_table,
+};
 pub use cells::{Rho, Score};
 pub use curve::{CurveRow, curve_table};
 #[cfg(feature = "gin-baselines")]

@@ -93,6 +93,8 @@ pub struct Runs {
     pub top1: Vec<f64>,
     /// Top-10 re-identification rate per repetition.
     pub top10: Vec<f64>,
+    /// Mean per-coordinate noise standard deviation σ per repetition (0 without noise).
+    pub sigma: Vec<f64>,
     /// ε of the release (∞ for the non-private point).
     pub eps: f64,
     /// Most graphs clipped to Δ in one repetition.
@@ -109,6 +111,7 @@ impl Runs {
         self.accuracy.push(o.scores.accuracy.unwrap_or(f64::NAN));
         self.top1.push(o.attack_top1.unwrap_or(f64::NAN));
         self.top10.push(o.attack_top10.unwrap_or(f64::NAN));
+        self.sigma.push(o.mean_sigma);
         self.eps = o.guarantee.map_or(f64::INFINITY, |g| g.eps());
         self.clipped = self.clipped.max(o.clipped);
         self.seconds += o.seconds.iter().sum::<f64>();

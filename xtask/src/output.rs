@@ -72,10 +72,13 @@ impl Table {
         Ok(())
     }
 
+    /// A Markdown cell: floats to four decimals, or in scientific notation below 1e-3 so that
+    /// a small figure (δ = 1e-6, an attack rate of 3e-4) is not printed as 0.0000.
     fn cell(v: &Value) -> String {
         match v {
             Value::String(s) => s.clone(),
             Value::Number(n) => match n.as_f64() {
+                Some(f) if n.is_f64() && f != 0.0 && f.abs() < 1e-3 => format!("{f:.2e}"),
                 Some(f) if n.is_f64() => format!("{f:.4}"),
                 _ => n.to_string(),
             },
@@ -180,13 +183,23 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let mut t = Table::new("T", &["name", "value"]);
         t.push(vec![json!("a,b"), json!(1.5)]);
+        t.push(vec![json!("small"), json!(3.2e-4)]);
+        t.push(vec![json!("zero"), json!(0.0)]);
         t.meta.insert("seed".into(), json!(3));
+        t.meta.insert("delta".into(), json!(1e-6));
         t.write(d.path(), "x").unwrap();
         let csv = std::fs::read_to_string(d.path().join("x.csv")).unwrap();
-        assert_eq!(csv, "name,value\n\"a,b\",1.5\n");
+        assert_eq!(csv, "name,value\n\"a,b\",1.5\nsmall,0.00032\nzero,0.0\n");
         let md = std::fs::read_to_string(d.path().join("x.md")).unwrap();
         assert!(
             md.contains("| a,b | 1.5000 |") && md.contains("- seed: 3"),
+            "{md}"
+        );
+        // Small figures keep their value: scientific notation below 1e-3, 0 stays 0.0000.
+        assert!(
+            md.contains("| small | 3.20e-4 |")
+                && md.contains("| zero | 0.0000 |")
+                && md.contains("- delta: 1.00e-6"),
             "{md}"
         );
         let js: Value =

@@ -423,6 +423,19 @@ mod train {
         );
         for r in &rows {
             assert!((0.0..=1.0).contains(&r.precision), "{r:?}");
+            assert_eq!(r.helps, r.gain - 2.0 * r.gain_se > 0.0, "{r:?}");
+        }
+        // One seed has no standard error: no row of it counts as helping, whatever its gain.
+        let one = CalibrationTable {
+            models: vec![NodeModel::Gcn],
+            calibrations: vec![ArtifactCalibration::Histogram],
+            seeds: vec![0],
+            ..table.clone()
+        };
+        let single = calibrations::rows(&ds, &dp, &one, |_| {}).unwrap();
+        assert_eq!(single.len(), 2);
+        for r in &single {
+            assert_eq!((r.gain_se, r.helps), (0.0, false), "{r:?}");
         }
         // A dataset without an epoch budget in the plan is refused by name.
         let plan = Plan {

@@ -96,6 +96,15 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
         (t.rows[0].paper_value, t.rows[2].paper_value),
         (0.652, 0.752)
     );
+    // The paper's attack success (compared with top-10) beside the notes' top-1 figure.
+    assert_eq!(
+        (t.rows[0].paper_attack_top10, t.rows[2].paper_attack_top10),
+        (0.027, 0.990)
+    );
+    assert_eq!(
+        (t.rows[0].paper_attack_top1, t.rows[2].paper_attack_top1),
+        (4.2e-3, 0.629)
+    );
     // Noisy test rows share the release of their clean row: the same attack figures.
     for (clean, noisy) in [(0, 3), (1, 4)] {
         assert_eq!(t.rows[clean].attack_top1, t.rows[noisy].attack_top1);

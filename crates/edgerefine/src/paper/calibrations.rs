@@ -36,7 +36,8 @@ pub struct CalibrationRow {
     pub gain: f64,
     /// Standard error of `gain` (0 for one seed).
     pub gain_se: f64,
-    /// Whether the release helps: `gain − 2·gain_se > 0`.
+    /// Whether the release helps: `gain − 2·gain_se > 0` over at least two seeds (one seed has
+    /// no standard error, so it never counts as helping).
     pub helps: bool,
     /// Mean released edges.
     pub released_edges: f64,
@@ -253,7 +254,7 @@ impl Acc {
             features_only: mean_std(features_only).0,
             gain,
             gain_se,
-            helps: gain - 2.0 * gain_se > 0.0,
+            helps: diffs.len() > 1 && gain - 2.0 * gain_se > 0.0,
             released_edges: self.released / n,
             precision: self.precision / n,
             levels: self.levels / n,

@@ -127,9 +127,16 @@ pub struct DatasetSetting {
     pub append_num_nodes: bool,
     /// The score reported.
     pub metric: Metric,
-    /// The paper's private value, private top-1 attack rate, non-private value, non-private
-    /// top-1 rate (NaN: not reported).
+    /// The private value, private top-1 attack rate, non-private value and non-private top-1
+    /// rate of our design notes' table (`HOMDP.md`; NaN: not reported). The values are the
+    /// paper's; the attack rates are the notes' top-1 figures, which the paper's own table does
+    /// not print (see [`Self::paper_attack`]).
     pub paper: [f64; 4],
+    /// The paper's "attack success" at ε = 1 and at ε = ∞ (its main table, OGBG sets only;
+    /// NaN: not reported). The paper does not name the metric; its figures match our top-10
+    /// re-identification rate (HIV private .003 against our .0023, non-private .955 against
+    /// .998), not the top-1 rate, so they are compared with `attack_top10`.
+    pub paper_attack: [f64; 2],
     /// The paper's GIN on RR and on DPRR graphs (NaN: not reported).
     pub paper_baselines: [f64; 2],
     /// Whether the private rows are also reported with noisy test rows (the molecule
@@ -141,6 +148,7 @@ pub struct DatasetSetting {
 /// the Q1 SBM collection.
 pub fn settings() -> Vec<DatasetSetting> {
     let nan2 = [f64::NAN, f64::NAN];
+    let nan = f64::NAN;
     let s = |name, degree_bound, model, metric, paper, paper_baselines, noisy_test_rows| {
         DatasetSetting {
             name,
@@ -149,53 +157,66 @@ pub fn settings() -> Vec<DatasetSetting> {
             append_num_nodes: false,
             metric,
             paper,
+            paper_attack: [nan, nan],
             paper_baselines,
             noisy_test_rows,
         }
     };
     vec![
-        s(
-            "HIV",
-            Some(10),
-            Downstream::Knn { k: 1000 },
-            Metric::Auc,
-            [0.692, 3.2e-4, 0.745, 0.560],
-            [0.488, 0.595],
-            true,
-        ),
-        s(
-            "BACE",
-            Some(6),
-            Downstream::Knn { k: 120 },
-            Metric::Auc,
-            [0.652, 4.2e-3, 0.752, 0.629],
-            [0.457, 0.648],
-            true,
-        ),
-        s(
-            "BBBP",
-            Some(6),
-            Downstream::RandomForest {
-                trees: 200,
-                min_split: 10,
-            },
-            Metric::Auc,
-            [0.602, 4.0e-3, 0.644, 0.760],
-            [0.440, 0.539],
-            true,
-        ),
-        s(
-            "Lipophilicity",
-            Some(6),
-            Downstream::LinearSvr {
-                c: 1.0,
-                epsilon: 0.2,
-            },
-            Metric::Rmse,
-            [1.086, 2.2e-3, 1.055, 0.559],
-            [1.568, 1.499],
-            false,
-        ),
+        DatasetSetting {
+            paper_attack: [0.003, 0.955],
+            ..s(
+                "HIV",
+                Some(10),
+                Downstream::Knn { k: 1000 },
+                Metric::Auc,
+                [0.692, 3.2e-4, 0.745, 0.560],
+                [0.488, 0.595],
+                true,
+            )
+        },
+        DatasetSetting {
+            paper_attack: [0.027, 0.990],
+            ..s(
+                "BACE",
+                Some(6),
+                Downstream::Knn { k: 120 },
+                Metric::Auc,
+                [0.652, 4.2e-3, 0.752, 0.629],
+                [0.457, 0.648],
+                true,
+            )
+        },
+        DatasetSetting {
+            paper_attack: [0.025, 1.0],
+            ..s(
+                "BBBP",
+                Some(6),
+                Downstream::RandomForest {
+                    trees: 200,
+                    min_split: 10,
+                },
+                Metric::Auc,
+                [0.602, 4.0e-3, 0.644, 0.760],
+                [0.440, 0.539],
+                true,
+            )
+        },
+        DatasetSetting {
+            paper_attack: [0.011, 0.992],
+            ..s(
+                "Lipophilicity",
+                Some(6),
+                Downstream::LinearSvr {
+                    c: 1.0,
+                    epsilon: 0.2,
+                },
+                Metric::Rmse,
+                [1.086, 2.2e-3, 1.055, 0.559],
+                [1.568, 1.499],
+                false,
+            )
+        },
         DatasetSetting {
             append_num_nodes: true,
             ..s(

@@ -23,6 +23,7 @@ pub const MAIN_RHO: f64 = 0.01;
 /// use homdp::paper::Sizes;
 /// let (quick, full) = (Sizes::quick(), Sizes::full());
 /// assert_eq!((quick.reps, full.reps), (1, 3));
+/// assert_eq!((quick.side_reps, full.side_reps), (1, 3));
 /// assert_eq!(quick.q2_limits(), (1600, 400));
 /// assert_eq!(full.q2_limits(), (usize::MAX, usize::MAX));
 /// ```
@@ -63,11 +64,12 @@ impl Sizes {
         }
     }
 
-    /// `--full`: all graphs, three repetitions of the main table and Q1, five ρ per curve.
+    /// `--full`: all graphs, three repetitions of the main table, Q1, Q2 and the curve (the
+    /// side tables report their spread), five ρ per curve.
     pub fn full() -> Self {
         Self {
             reps: 3,
-            side_reps: 1,
+            side_reps: 3,
             max_train: usize::MAX,
             max_test: usize::MAX,
             sbm_per_class: 100,

@@ -133,6 +133,21 @@ pub enum GraphError {
         /// The loaded count (`None`: the loader has no such count).
         actual: Option<usize>,
     },
+    /// A collection checked by its published means (no checksum in the registry) whose mean
+    /// nodes or edges per graph does not round to the published figure.
+    #[error(
+        "dataset {dataset}: mean {what} per graph is {actual:.4}, the registry expects the published {published} (a dataset without checksums is checked by its published counts)"
+    )]
+    PublishedMean {
+        /// Dataset name.
+        dataset: String,
+        /// `nodes` or `edges`.
+        what: String,
+        /// The published mean, as printed.
+        published: String,
+        /// The loaded mean.
+        actual: f64,
+    },
     /// A file whose SHA-256 does not match the registry.
     #[error("checksum mismatch for {file}: expected {expected}, got {actual}")]
     Checksum {

@@ -14,6 +14,9 @@ use crate::error::{GraphError, Result};
 use crate::loaders::{load_node_npy, load_tu};
 use crate::node_data::NodeDataset;
 
+mod mean;
+pub use mean::PublishedMean;
+
 /// The registry file compiled into the library.
 const EMBEDDED: &str = include_str!("../datasets/registry.toml");
 
@@ -178,15 +181,23 @@ pub struct Expect {
     /// Data rows (header excluded) of CSV files.
     #[serde(default)]
     pub rows: BTreeMap<String, usize>,
+    /// Mean nodes per graph as the publisher prints it (`"508.52"`), for a collection whose
+    /// totals are not published (TUDataset's table gives means only).
+    #[serde(default)]
+    pub mean_nodes: Option<PublishedMean>,
+    /// Mean undirected edges per graph as the publisher prints it.
+    #[serde(default)]
+    pub mean_edges: Option<PublishedMean>,
 }
 
 impl Expect {
     /// The counts that identify a dataset of `layout` when no checksum does (see
-    /// [`DatasetSpec::checked_by_counts`]).
+    /// [`DatasetSpec::checked_by_counts`]); a graph collection may give the published means
+    /// `mean_nodes` and `mean_edges` in place of the totals `nodes` and `edges`.
     pub fn identifying(layout: Layout) -> &'static [&'static str] {
         match layout {
             Layout::NodeNpy => &["nodes", "edges", "classes", "features"],
-            Layout::Tu => &["graphs", "nodes", "edges", "classes"],
+            Layout::Tu => &["graphs", "classes", "nodes", "edges"],
             Layout::AmlFiles => &["rows"],
         }
     }
@@ -197,9 +208,11 @@ impl Expect {
             Layout::NodeNpy => [self.nodes, self.edges, self.classes, self.features]
                 .iter()
                 .all(Option::is_some),
-            Layout::Tu => [self.graphs, self.nodes, self.edges, self.classes]
-                .iter()
-                .all(Option::is_some),
+            Layout::Tu => {
+                let totals = self.nodes.is_some() && self.edges.is_some();
+                let means = self.mean_nodes.is_some() && self.mean_edges.is_some();
+                self.graphs.is_some() && self.classes.is_some() && (totals || means)
+            }
             Layout::AmlFiles => !self.rows.is_empty(),
         }
     }
@@ -232,6 +245,21 @@ impl Expect {
                 found.push(("features", self.features, Some(d.features().ncols())));
             }
             Dataset::Graphs(d) => {
+                for (what, mean, total) in [
+                    ("nodes", &self.mean_nodes, d.total_nodes()),
+                    ("edges", &self.mean_edges, d.total_edges()),
+                ] {
+                    if let Some(m) = mean
+                        && !m.matches(total, d.len())
+                    {
+                        return Err(GraphError::PublishedMean {
+                            dataset: dataset.to_owned(),
+                            what: what.to_owned(),
+                            published: m.to_string(),
+                            actual: total as f64 / d.len().max(1) as f64,
+                        });
+                    }
+                }
                 found.push(("graphs", self.graphs, Some(d.len())));
                 found.push(("nodes", self.nodes, Some(d.total_nodes())));
                 found.push(("edges", self.edges, Some(d.total_edges())));
@@ -390,9 +418,14 @@ impl Registry {
             if d.checked_by_counts() && !d.expect.identifies(d.layout) {
                 return Err(GraphError::Registry(format!(
                     "{}: a file without sha256 needs the counts that identify the dataset in \
-                     `expect` ({})",
+                     `expect` ({}{})",
                     d.name,
-                    Expect::identifying(d.layout).join(", ")
+                    Expect::identifying(d.layout).join(", "),
+                    if d.layout == Layout::Tu {
+                        "; or mean_nodes and mean_edges in place of nodes and edges"
+                    } else {
+                        ""
+                    }
                 )));
             }
         }
@@ -771,8 +804,14 @@ mod tests {
             r.get("ogbn-arxiv"),
             Err(GraphError::UnknownDataset { .. })
         ));
-        // Checked by counts: no checksums, identifying counts given.
-        for name in ["pubmed", "msacademic"] {
+        // Checked by counts: no checksums, identifying counts (or a collection's published
+        // means) given.
+        for name in [
+            "pubmed",
+            "msacademic",
+            "REDDIT-MULTI-5K",
+            "github_stargazers",
+        ] {
             let d = r.get(name).unwrap();
             assert!(
                 d.checked_by_counts() && d.expect.identifies(d.layout),

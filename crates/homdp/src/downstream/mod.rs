@@ -104,6 +104,16 @@ pub enum Downstream {
         /// Minimum samples to split a node.
         min_split: usize,
     },
+    /// `components`-dimensional PCA of the raw features, standard scaling of the components,
+    /// then the [`Downstream::RandomForest`] (the reference code's REDDIT-MULTI-5K model).
+    PcaRandomForest {
+        /// PCA components.
+        components: usize,
+        /// Number of trees.
+        trees: usize,
+        /// Minimum samples to split a node.
+        min_split: usize,
+    },
     /// Bagged CART trees (linfa-trees, Gini, all features at every split): `trees` bootstrap
     /// samples, a node is split only with at least `min_split` samples; probability = share of
     /// trees voting positive ([`bagged_trees_proba`]).
@@ -132,6 +142,13 @@ impl Downstream {
             Self::RandomForest { trees, min_split } => {
                 format!("random forest ({trees}, min split {min_split}, sqrt features)")
             }
+            Self::PcaRandomForest {
+                components,
+                trees,
+                min_split,
+            } => format!(
+                "PCA({components}) + random forest ({trees}, min split {min_split}, sqrt features)"
+            ),
             Self::BaggedTrees { trees, min_split } => {
                 format!("bagged trees ({trees}, min split {min_split})")
             }
@@ -196,7 +213,8 @@ pub struct Scores {
 
 /// Fits `model` on `(x_train, y_train)` and scores it on `(x_test, y_test)`.
 ///
-/// Features are standard-scaled with the training rows' statistics first ([`Downstream::PcaKnn`]: after the PCA). `seed` drives the
+/// Features are standard-scaled with the training rows' statistics first ([`Downstream::PcaKnn`],
+/// [`Downstream::PcaRandomForest`]: after the PCA). `seed` drives the
 /// bootstrap samples and feature draws of the random forest and the bootstrap of the bagged trees (the other models are deterministic).
 ///
 /// # Errors
@@ -255,6 +273,24 @@ pub fn fit_evaluate(
         (Downstream::RandomForest { trees, min_split }, Labels::Class(ytr), Labels::Class(yte)) => {
             let params = ForestParams::new(*trees, *min_split);
             classification_scores(&tr, ytr, &te, yte, |a, y, b| {
+                random_forest_proba(a, y, b, &params, seed)
+            })
+        }
+        (
+            Downstream::PcaRandomForest {
+                components,
+                trees,
+                min_split,
+            },
+            Labels::Class(ytr),
+            Labels::Class(yte),
+        ) => {
+            let pca = Pca::fit(x_train, *components)?;
+            let (ptr, pte) = (pca.transform(x_train)?, pca.transform(x_test)?);
+            let scaler = StandardScaler::fit(ptr.view())?;
+            let (ptr, pte) = (scaler.transform(ptr.view())?, scaler.transform(pte.view())?);
+            let params = ForestParams::new(*trees, *min_split);
+            classification_scores(&ptr, ytr, &pte, yte, |a, y, b| {
                 random_forest_proba(a, y, b, &params, seed)
             })
         }

@@ -285,3 +285,74 @@ fn the_sensitivity_ablation_shares_the_main_tables_draws_and_scales_sigma_by_the
     }
     Ok(())
 }
+
+/// The reference code's SBM k-NN sees the features as they are: its score changes when one
+/// column is rescaled, the scaled k-NN's does not.
+#[test]
+fn raw_knn_is_not_scale_invariant_and_knn_is() -> Result<(), HomdpError> {
+    use homdp::downstream::fit_evaluate;
+    use ndarray::Array2;
+    // Column 0 is the class; column 1 an uninformative residue, small or ×1000.
+    let rows = |range: std::ops::Range<usize>, scale: f64| {
+        let x = Array2::from_shape_fn((range.len(), 2), |(r, c)| {
+            let i = range.start + r;
+            if c == 0 {
+                (i % 2) as f64
+            } else {
+                (i % 5) as f64 * 0.01 * scale
+            }
+        });
+        (x, Labels::Class(range.map(|i| i % 2).collect()))
+    };
+    let acc = |model: Downstream, scale: f64| -> Result<f64, HomdpError> {
+        let ((xtr, ytr), (xte, yte)) = (rows(0..20, scale), rows(20..30, scale));
+        let s = fit_evaluate(&model, xtr.view(), &ytr, xte.view(), &yte, 0)?;
+        Ok(s.accuracy.expect("a classification score"))
+    };
+    let (raw, knn) = (Downstream::RawKnn { k: 4 }, Downstream::Knn { k: 4 });
+    assert_eq!(acc(raw, 1.0)?, 1.0);
+    assert!(
+        acc(raw, 1000.0)? < 0.9,
+        "the ×1000 residue decides the neighbours"
+    );
+    assert_eq!(acc(knn, 1.0)?, acc(knn, 1000.0)?);
+    assert_eq!(raw.name(), "k-NN (k=4, unscaled)");
+    Ok(())
+}
+
+/// SBM's main table: our protocol in the clean rows, the reference code's (noisy rows on both
+/// sides, unscaled k-NN) in the noisy rows, both on one release per bound.
+#[test]
+fn sbm_reports_the_reference_protocol_in_its_noisy_rows() -> Result<(), HomdpError> {
+    let (graphs, labels) = q1_sbm(5, 5)?;
+    let split = Split::holdout(graphs.len(), 0.25, 5)?;
+    let p = Prepared::subsample(graphs, labels, split, usize::MAX, usize::MAX, 5);
+    let s = DatasetSetting {
+        model: Downstream::Knn { k: 3 },
+        noisy_test_model: Some(Downstream::RawKnn { k: 3 }),
+        ..setting("SBM").expect("a setting")
+    };
+    assert!(setting("SBM").unwrap().noisy_test_rows);
+    let sz = Sizes {
+        reps: 1,
+        ..one_rep()
+    };
+    let t = main_table(&p, &s, 5, &sz, 42, None)?;
+    let cells: Vec<(&str, &str, &str)> = t
+        .rows
+        .iter()
+        .map(|r| (r.bound.as_str(), r.test_rows.as_str(), r.model.as_str()))
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("components", "clean", "k-NN (k=3)"),
+            ("paper", "clean", "k-NN (k=3)"),
+            ("-", "clean", "k-NN (k=3)"),
+            ("components", "noisy", "k-NN (k=3, unscaled)"),
+            ("paper", "noisy", "k-NN (k=3, unscaled)"),
+        ]
+    );
+    assert_eq!(t.rows[0].attack_top1, t.rows[3].attack_top1, "one release");
+    Ok(())
+}

@@ -87,6 +87,12 @@ pub enum Downstream {
         /// Neighbours (capped at the number of training rows).
         k: usize,
     },
+    /// k-nearest-neighbour vote on the raw features, with no standard scaling (the reference
+    /// code's SBM model: `train_on_sbm` fits the k-NN on the densities as they are).
+    RawKnn {
+        /// Neighbours (capped at the number of training rows).
+        k: usize,
+    },
     /// `components`-dimensional PCA of the raw (unscaled) features, standard scaling of the
     /// components, then k-NN (the reference code's order for the social datasets).
     PcaKnn {
@@ -138,6 +144,7 @@ impl Downstream {
     pub fn name(&self) -> String {
         match *self {
             Self::Knn { k } => format!("k-NN (k={k})"),
+            Self::RawKnn { k } => format!("k-NN (k={k}, unscaled)"),
             Self::PcaKnn { components, k } => format!("PCA({components}) + k-NN (k={k})"),
             Self::RandomForest { trees, min_split } => {
                 format!("random forest ({trees}, min split {min_split}, sqrt features)")
@@ -214,7 +221,7 @@ pub struct Scores {
 /// Fits `model` on `(x_train, y_train)` and scores it on `(x_test, y_test)`.
 ///
 /// Features are standard-scaled with the training rows' statistics first ([`Downstream::PcaKnn`],
-/// [`Downstream::PcaRandomForest`]: after the PCA). `seed` drives the
+/// [`Downstream::PcaRandomForest`]: after the PCA; [`Downstream::RawKnn`]: not at all). `seed` drives the
 /// bootstrap samples and feature draws of the random forest and the bootstrap of the bagged trees (the other models are deterministic).
 ///
 /// # Errors
@@ -261,6 +268,15 @@ pub fn fit_evaluate(
     match (model, y_train, y_test) {
         (Downstream::Knn { k }, Labels::Class(ytr), Labels::Class(yte)) => {
             classification_scores(&tr, ytr, &te, yte, |a, y, b| knn_proba(a, y, b, *k))
+        }
+        (Downstream::RawKnn { k }, Labels::Class(ytr), Labels::Class(yte)) => {
+            classification_scores(
+                &x_train.to_owned(),
+                ytr,
+                &x_test.to_owned(),
+                yte,
+                |a, y, b| knn_proba(a, y, b, *k),
+            )
         }
         (Downstream::PcaKnn { components, k }, Labels::Class(ytr), Labels::Class(yte)) => {
             // The reference's order: PCA of the raw features, then scaling of the components.

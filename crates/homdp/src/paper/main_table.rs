@@ -193,7 +193,7 @@ fn main_row(
     let private = pt.rho.is_some();
     MainRow {
         dataset: s.name.to_owned(),
-        model: p.scaled(s.model).name(),
+        model: p.scaled(s.model_for(pt.noisy_test)).name(),
         metric: s.metric.name().to_owned(),
         bound: pt.bound_name().to_owned(),
         test_rows: pt.test_rows().to_owned(),

@@ -179,7 +179,10 @@ pub fn sweep(
     grid: &[Point],
 ) -> Result<Vec<Runs>> {
     let mut runs: Vec<Runs> = grid.iter().map(|_| Runs::default()).collect();
-    let model = p.scaled(setting.model);
+    let models = [
+        p.scaled(setting.model_for(false)),
+        p.scaled(setting.model_for(true)),
+    ];
     for rep in 0..reps.reps {
         let seeds = rep_seeds(reps.seed, reps.stream, rep);
         let pats = patterns.draw(&mut seeds.chacha8(PATTERN_DRAW, 0))?;
@@ -212,7 +215,7 @@ pub fn sweep(
                     beta: None,
                 },
                 noisy_test,
-                model,
+                model: models[usize::from(noisy_test)],
                 attack: same_release.is_none(),
                 attack_num_nodes: false,
             };

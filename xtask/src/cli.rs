@@ -187,6 +187,8 @@ pub(crate) enum HomdpTable {
     Curve,
     /// Appendix D.3: the global (counting-lemma) sensitivity against the bounded-degree bounds.
     Sensitivity,
+    /// The theory as experiments: 1-WL-equivalent pairs separated by averaged releases; σ² over e(F)².
+    Theory,
 }
 
 /// `cargo xtask repro …`.

@@ -356,3 +356,57 @@ fn sbm_reports_the_reference_protocol_in_its_noisy_rows() -> Result<(), HomdpErr
     assert_eq!(t.rows[0].attack_top1, t.rows[3].attack_top1, "one release");
     Ok(())
 }
+
+/// Theorems 4.1/4.2 as an experiment: tree densities never separate a 1-WL-equivalent pair,
+/// cycle densities do, and the averaged releases separate at the rate Φ(D√T / 2σ) predicts.
+#[test]
+fn the_theory_table_separates_wl_pairs_only_with_cycles_at_the_predicted_rate()
+-> Result<(), HomdpError> {
+    use homdp::paper::{TheorySizes, expressivity_table, noise_scale_table};
+    let sizes = TheorySizes {
+        releases: vec![1, 256],
+        trials: 400,
+        rho: 1.0,
+    };
+    let rows = expressivity_table(&sizes, 11)?;
+    assert_eq!(rows.len(), 3 * 2 * 2, "3 pairs × 2 pattern sets × 2 T");
+    for r in &rows {
+        assert!(r.eps.is_finite() && r.eps > 0.0);
+        if r.patterns.starts_with("paths P2–P5 +") {
+            assert!(r.distance > 0.0, "{r:?}");
+            // Four standard errors of a share over 2 · trials draws.
+            let se = (r.predicted * (1.0 - r.predicted) / (2.0 * r.trials as f64)).sqrt();
+            assert!(
+                (r.separated - r.predicted).abs() <= 4.0 * se + 1e-9,
+                "{r:?}"
+            );
+        } else {
+            assert_eq!(
+                (r.distance, r.separated, r.predicted),
+                (0.0, 0.5, 0.5),
+                "{r:?}"
+            );
+        }
+    }
+    // More releases separate better where the patterns can (K3,3 / prism: 0.53 → 0.91).
+    let k33: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.pair == "K3,3 vs prism" && r.distance > 0.0)
+        .map(|r| r.separated)
+        .collect();
+    assert!(k33[1] > k33[0] + 0.2, "{k33:?}");
+
+    // Proposition 4.9: σ² ∝ e(F)² without a degree bound; a bound only shrinks σ.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let g = erdos_renyi(40, 0.1, &mut rng)?;
+    let max_degree = g.degrees().max().unwrap();
+    let scale = noise_scale_table(&g, max_degree)?;
+    assert_eq!(scale.len(), 16);
+    let (free, bounded) = scale.split_at(8);
+    assert!((free[0].loglog_slope - 2.0).abs() < 1e-9, "{:?}", free[0]);
+    for (f, b) in free.iter().zip(bounded) {
+        assert!((f.sigma2_over_edges2 / free[0].sigma2_over_edges2 - 1.0).abs() < 1e-9);
+        assert!(b.sigma <= f.sigma * (1.0 + 1e-12), "{b:?} {f:?}");
+    }
+    Ok(())
+}

@@ -34,6 +34,7 @@ type Setting = DatasetSetting;
 struct Sizes {
     paper: paper::Sizes,
     gin: GinSizes,
+    theory: paper::TheorySizes,
 }
 
 fn sizes(effort: Effort) -> Sizes {
@@ -41,10 +42,12 @@ fn sizes(effort: Effort) -> Sizes {
         Effort::Quick => Sizes {
             paper: paper::Sizes::quick(),
             gin: GinSizes::quick(),
+            theory: paper::TheorySizes::quick(),
         },
         Effort::Full => Sizes {
             paper: paper::Sizes::full(),
             gin: GinSizes::full(),
+            theory: paper::TheorySizes::full(),
         },
     }
 }
@@ -167,9 +170,22 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
         sensitivity(ctx, &dir, &sz, &only, &settings, &prepared)?;
     }
 
+    // 6. The theory as experiments.
+    if tables.theory {
+        theory(ctx, &dir, &sz)?;
+    }
+
     // The directory's README: every table present, in order.
     let mut md = String::from("# homdp: private homomorphism-density embeddings\n\n");
-    for stem in ["main", "q1_sbm", "q2_treewidth", "curve", "d3_sensitivity"] {
+    for stem in [
+        "main",
+        "q1_sbm",
+        "q2_treewidth",
+        "curve",
+        "d3_sensitivity",
+        "theory_expressivity",
+        "theory_noise_scale",
+    ] {
         if let Ok(text) = std::fs::read_to_string(dir.join(format!("{stem}.md"))) {
             md += &text;
         }
@@ -571,6 +587,56 @@ fn sensitivity(
     t.write(dir, "d3_sensitivity")
 }
 
+/// The theory as experiments (`theory_expressivity`, `theory_noise_scale`): 1-WL-equivalent
+/// pairs separated by the mean of T releases against Φ(D·√T / (2σ)), and σ² against e(F)².
+fn theory(ctx: &Ctx, dir: &Path, sz: &Sizes) -> Result<()> {
+    let start = Instant::now();
+    let mut t = Table::typed::<paper::ExpressivityRow>(
+        "Theorems 4.1/4.2 as an experiment: 1-WL-equivalent pairs, the mean of T releases nearer its own graph",
+    )?;
+    t.meta = ctx.meta();
+    t.meta.insert("sizes".into(), json!(sz.theory));
+    t.meta.insert("delta".into(), json!(paper::DELTA));
+    for r in paper::expressivity_table(&sz.theory, ctx.seed)? {
+        t.push_row(&r)?;
+    }
+    t.notes.push("Pairs 1-WL cannot tell apart (C6 / two triangles, C8 / two squares: 2-regular; K3,3 / the triangular prism: 3-regular, six nodes). Tree (path) densities are equal on such pairs (distance 0: no number of releases separates them, `separated` stays at 1/2); with the cycles C3-C6 among the patterns the clean vectors differ by `distance`, and the mean of T releases (each the library's Gaussian release at rho, sigma per coordinate) lies nearer its own clean vector with probability Phi(distance * sqrt(T) / (2 sigma)) (`predicted`). `separated`: share of trials, both graphs of the pair, a tie counting 1/2. No degree bound; the component-aware bound. T releases of one graph compose to T times the per-release rho' (their eps is not the row's).".into());
+    t.write(dir, "theory_expressivity")?;
+
+    let (probe, bound) = theory_graph()?;
+    let mut n = Table::typed::<paper::NoiseScaleRow>(
+        "Proposition 4.9 as an experiment: the noise of a one-pattern release over the pattern's edges",
+    )?;
+    n.meta = ctx.meta();
+    n.meta.insert(
+        "graph".into(),
+        json!(format!(
+            "Erdős–Rényi n = {}, p = 0.1, seed 5 (max degree {bound})",
+            probe.num_nodes()
+        )),
+    );
+    for r in paper::noise_scale_table(&probe, bound)? {
+        n.push_row(&r)?;
+    }
+    n.notes.push("sigma of a release of one path P_{m+1} (m edges) at rho = 1 on one graph, with no degree bound and with the graph's maximum degree as the bound. Without a bound the sensitivity is 2 e(F) / n^2, so sigma^2 grows as e(F)^2 (Proposition 4.9: `loglog_slope` 2); the bounded-degree factor (Delta/n)^(m-c-1) shrinks it for longer paths.".into());
+    n.write(dir, "theory_noise_scale")?;
+    println!(
+        "homdp theory tables done in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The probe graph of the noise-scale table: a seeded Erdős–Rényi graph on 60 nodes and its
+/// maximum degree.
+fn theory_graph() -> Result<(graph_core::Graph, usize)> {
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let g = graph_core::generate::erdos_renyi(60, 0.1, &mut rng)?;
+    let max_degree = g.degrees().max().unwrap_or(0);
+    Ok((g, max_degree))
+}
+
 /// Rows of an earlier table in the output directory for the datasets that `--only` leaves
 /// out, so that a partial rerun keeps them (with the notes that name them).
 #[derive(Default)]
@@ -694,6 +760,7 @@ struct Tables {
     q2: bool,
     curve: bool,
     sensitivity: bool,
+    theory: bool,
 }
 
 impl Tables {
@@ -705,6 +772,7 @@ impl Tables {
             q2: all || v.contains(&HomdpTable::Q2),
             curve: all || v.contains(&HomdpTable::Curve),
             sensitivity: all || v.contains(&HomdpTable::Sensitivity),
+            theory: all || v.contains(&HomdpTable::Theory),
         }
     }
 }

@@ -33,6 +33,7 @@ mod protocol;
 mod q1;
 mod q2;
 mod sweep;
+mod theory;
 
 pub use ablation::{
     ABLATION_BOUNDS, ABLATION_RHOS, SensitivityRow, sensitivity_grid, sensitivity_table,
@@ -49,6 +50,9 @@ pub use protocol::{
 pub use q1::{Q1Row, q1_grid, q1_table};
 pub use q2::{PatternShapes, Q2_TREEWIDTHS, Q2Row, Q2Table, has_triangle, q2_table};
 pub use sweep::{Point, Repetitions, Runs, mean, mean_std, rho_grid, sweep};
+pub use theory::{
+    ExpressivityRow, NoiseScaleRow, TheorySizes, expressivity_table, noise_scale_table,
+};
 
 use dp_core::rng::Seeds;
 use graph_core::Graph;

@@ -108,6 +108,8 @@ pub enum SeedStream {
     Curve(usize),
     /// The GIN baselines of the dataset at this position in [`super::settings`].
     Gin(usize),
+    /// The releases of [`super::expressivity_table`].
+    Theory,
 }
 
 impl SeedStream {
@@ -121,6 +123,7 @@ impl SeedStream {
             Self::Q2 { treewidth } => format!("homdp/q2/tw{treewidth}"),
             Self::Curve(i) => format!("homdp/curve/{i}"),
             Self::Gin(i) => format!("homdp/gin/{i}"),
+            Self::Theory => "homdp/theory".into(),
         }
     }
 }

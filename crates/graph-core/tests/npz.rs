@@ -7,9 +7,12 @@ use std::io::Write;
 use std::path::Path;
 
 use graph_core::GraphError;
-use graph_core::install::{Installer, Origin, Quiet, Report, UpstreamInstaller};
-use graph_core::registry::{Dataset, DatasetSpec, Registry};
+use graph_core::install::{Installer, Origin, Quiet, Report};
+use graph_core::registry::{Dataset, Registry};
 use rand::{RngExt, SeedableRng};
+
+mod common;
+use common::{assert_nothing_left, install_from};
 
 /// A NumPy v1.0 file.
 fn npy(descr: &str, shape: &[usize], body: &[u8]) -> Vec<u8> {
@@ -119,14 +122,6 @@ fn toy_registry(nodes: usize, edges: usize, classes: usize, features: usize) -> 
     .unwrap()
 }
 
-fn install_from(spec: &DatasetSpec, upstream: &Path, data: &Path) -> graph_core::Result<()> {
-    UpstreamInstaller::new()
-        .with_embedded(false)
-        .with_base(Some(upstream.display().to_string()))
-        .install(spec, data, &mut Quiet)
-        .map(|_| ())
-}
-
 /// Five nodes: entries stored both ways, one duplicate, one self-loop, a zero entry, attribute
 /// values > 1 (binarised) and a node without attributes.
 fn tiny() -> Vec<(String, Vec<u8>)> {
@@ -200,13 +195,7 @@ fn counts_entry_refuses_other_counts() {
         let e = install_from(spec, up.path(), data.path()).unwrap_err();
         assert!(e.to_string().contains(&format!("{what} is")), "{what}: {e}");
         assert!(!spec.dir(data.path()).exists(), "{what}: nothing placed");
-        let left: Vec<_> = std::fs::read_dir(data.path())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n != ".install.lock")
-            .collect();
-        assert!(left.is_empty(), "{what}: left {left:?}");
+        assert_nothing_left(data.path(), what);
     }
     // Installed, then changed on disk: verify catches it by counts.
     let reg = toy_registry(5, 4, 3, 3);

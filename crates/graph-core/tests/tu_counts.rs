@@ -4,11 +4,12 @@
 //! local folder standing in for the publisher, and refused when a count or a mean differs.
 
 use std::io::Write;
-use std::path::Path;
 
 use graph_core::GraphError;
-use graph_core::install::{Quiet, UpstreamInstaller};
-use graph_core::registry::{Dataset, DatasetSpec, Registry};
+use graph_core::registry::{Dataset, Registry};
+
+mod common;
+use common::{assert_nothing_left, install_from};
 
 /// A TUDataset zip as www.chrsmrrs.com ships it: `NAME/NAME_A.txt` (both directions of every
 /// edge, 1-based global ids), `NAME/NAME_graph_indicator.txt`, `NAME/NAME_graph_labels.txt`.
@@ -52,25 +53,6 @@ fn toy_registry(graphs: usize, classes: usize, mean_nodes: &str, mean_edges: &st
          [[dataset.files]]\npath = 'toy_graph_labels.txt'\n"
     ))
     .unwrap()
-}
-
-fn install_from(spec: &DatasetSpec, upstream: &Path, data: &Path) -> graph_core::Result<()> {
-    UpstreamInstaller::new()
-        .with_embedded(false)
-        .with_base(Some(upstream.display().to_string()))
-        .install(spec, data, &mut Quiet)
-        .map(|_| ())
-}
-
-/// Nothing but the install lock is left in `data`.
-fn assert_nothing_left(data: &Path, what: &str) {
-    let left: Vec<_> = std::fs::read_dir(data)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != ".install.lock")
-        .collect();
-    assert!(left.is_empty(), "{what}: left {left:?}");
 }
 
 /// Seven graphs of 3, 4, 5, 6, 3, 4, 5 nodes (30 nodes, 23 edges: means 4.2857… and 3.2857…),

@@ -58,3 +58,24 @@ pub fn installed(name: &str) -> Option<(&'static DatasetSpec, PathBuf)> {
 pub fn installed_folder(name: &str) -> Option<(&'static DatasetSpec, PathBuf)> {
     installed(name).map(|(spec, dir)| (spec, spec.dir(&dir)))
 }
+
+/// Installs `spec` through the real upstream installer from the folder `upstream`, standing in
+/// for the publisher (`<upstream>/<last segment of each URL>`), without the embedded copies.
+pub fn install_from(spec: &DatasetSpec, upstream: &Path, data: &Path) -> graph_core::Result<()> {
+    UpstreamInstaller::new()
+        .with_embedded(false)
+        .with_base(Some(upstream.display().to_string()))
+        .install(spec, data, &mut graph_core::install::Quiet)
+        .map(|_| ())
+}
+
+/// Asserts that a failed install left nothing in `data` but the install lock.
+pub fn assert_nothing_left(data: &Path, what: &str) {
+    let left: Vec<_> = std::fs::read_dir(data)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".install.lock")
+        .collect();
+    assert!(left.is_empty(), "{what}: left {left:?}");
+}

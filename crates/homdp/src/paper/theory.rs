@@ -96,13 +96,7 @@ impl TheorySizes {
     }
 }
 
-/// The cycle `C_n` as a graph.
-fn cycle_graph(n: usize) -> Result<Graph> {
-    let edges: Vec<(u32, u32)> = (0..n as u32).map(|i| (i, (i + 1) % n as u32)).collect();
-    Ok(Graph::from_edges(n, &edges)?)
-}
-
-/// `copies` disjoint cycles `C_n`.
+/// `copies` disjoint cycles `C_n` (one copy: the cycle itself).
 fn cycles_graph(copies: usize, n: usize) -> Result<Graph> {
     let edges: Vec<(u32, u32)> = (0..copies as u32)
         .flat_map(|c| {
@@ -138,8 +132,8 @@ fn wl_pairs() -> Result<Vec<(&'static str, Graph, Graph)>> {
         ],
     )?;
     Ok(vec![
-        ("C6 vs 2×C3", cycle_graph(6)?, cycles_graph(2, 3)?),
-        ("C8 vs 2×C4", cycle_graph(8)?, cycles_graph(2, 4)?),
+        ("C6 vs 2×C3", cycles_graph(1, 6)?, cycles_graph(2, 3)?),
+        ("C8 vs 2×C4", cycles_graph(1, 8)?, cycles_graph(2, 4)?),
         ("K3,3 vs prism", k33, prism),
     ])
 }

@@ -71,3 +71,21 @@ def test_same_patterns_and_embedding_as_the_cli(tmp_path):
     x, g = homdp.embed(graphs, patterns, rho=0.5, delta=1e-6, degree_bound=2, seed=3)
     assert np.array_equal(x, np.load(tmp_path / "x.npy"))
     assert g["eps"] == report["eps"]
+
+
+def test_private_degree_bound_is_estimated_composed_and_clips():
+    patterns = [homdp.Pattern(3, [(0, 1), (1, 2)])] * 4
+    star = dpgraph.Graph(np.array([[0] * 7, list(range(1, 8))], dtype=np.int64))
+    graphs = [path(8)] * 40 + [star]
+    x, g = homdp.embed(graphs, patterns, rho=0.01, seed=3, private_degree_rho=0.5)
+    _, plain = homdp.embed(graphs, patterns, rho=0.01, seed=3)
+    est = g["private_degree"]
+    assert plain["private_degree"] is None and plain["degree_rho"] == 0.0
+    assert 1 <= est["bound"] <= 7 and g["degree_rho"] == pytest.approx(0.5)
+    assert g["eps"] > plain["eps"]
+    assert (40 in g["clipped"]) == (est["bound"] < 7)
+    assert x.shape == (41, 4)
+    with pytest.raises(dpgraph.InvalidParameter):
+        homdp.embed(graphs, patterns, rho=0.01, degree_bound=3, private_degree_rho=0.5)
+    with pytest.raises(dpgraph.InvalidParameter):
+        homdp.embed(graphs, patterns, rho=0.01, private_degree_rho=0.5, degree_quantile=0.0)

@@ -98,15 +98,18 @@ pub(crate) fn densities<'py>(
 }
 
 /// embed(graphs, patterns, rho, delta=1e-6, bound="component-aware", degree_bound=None,
-///       seed=None) -> tuple[numpy.ndarray, dict]
+///       seed=None, private_degree_rho=None, degree_quantile=1.0) -> tuple[numpy.ndarray, dict]
 ///
 /// The private embedding: densities plus Gaussian noise calibrated to each graph's smooth
 /// sensitivity (σ_G = ‖S_G‖₂ / √(2ρ)), with its guarantee ((ρ', ω)-tCDP and the (ε, δ) it
 /// implies) in the dict. `bound`: "component-aware" (default, correct for every pattern),
 /// "paper" (the paper's Theorem 4.5, wrong for disconnected patterns: for comparison only) or
-/// "counting-lemma". Without `seed`, noise from the OS CSPRNG. Releases the GIL.
+/// "counting-lemma". `private_degree_rho`: estimate Δ privately with that zCDP budget instead of
+/// a public `degree_bound` (stable clipping, 3× sensitivity, ρ_Δ composed into the guarantee;
+/// the estimate in the dict's `private_degree`). Without `seed`, noise from the OS CSPRNG.
+/// Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (graphs, patterns, rho, delta=1e-6, bound="component-aware", degree_bound=None, seed=None))]
+#[pyo3(signature = (graphs, patterns, rho, delta=1e-6, bound="component-aware", degree_bound=None, seed=None, private_degree_rho=None, degree_quantile=1.0))]
 #[allow(clippy::too_many_arguments)] // Python keyword arguments
 pub(crate) fn embed<'py>(
     py: Python<'py>,
@@ -117,14 +120,20 @@ pub(crate) fn embed<'py>(
     bound: &str,
     degree_bound: Option<usize>,
     seed: Option<u64>,
+    private_degree_rho: Option<f64>,
+    degree_quantile: f64,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
     let bound: homdp::SensitivityBound = crate::choices::parse(bound)?;
+    let private_degree = private_degree_rho
+        .map(|r| guard(|| homdp::PrivateDegree::new(r, degree_quantile)))
+        .transpose()?;
     let gs: Vec<graph_core::Graph> = graphs.iter().map(|g| g.inner.clone()).collect();
     let ps: Vec<homdp::Pattern> = patterns.iter().map(|p| p.inner.clone()).collect();
     let params = homdp::EmbeddingParams::new(rho)
         .delta(delta)
         .bound(bound)
-        .degree_bound(degree_bound);
+        .degree_bound(degree_bound)
+        .private_degree(private_degree);
     let mut r = noise_rng(seed, homdp::streams::NOISE)?;
     let e = py.detach(|| guard(|| homdp::embed(&ps, &gs, &params, &mut r)))?;
     let g = e.guarantee();
@@ -136,6 +145,19 @@ pub(crate) fn embed<'py>(
     info.set_item("rho_prime", g.rho_prime())?;
     info.set_item("omega", g.omega())?;
     info.set_item("sigmas", e.sigmas().to_vec())?;
+    info.set_item("degree_rho", g.degree_rho())?;
+    info.set_item("clipped", e.clipped().to_vec())?;
+    match e.degree_estimate() {
+        Some(est) => {
+            let d = PyDict::new(py);
+            d.set_item("bound", est.bound)?;
+            d.set_item("rho", est.zcdp.rho())?;
+            d.set_item("eps", est.eps)?;
+            d.set_item("quantile", est.settings.quantile())?;
+            info.set_item("private_degree", d)?;
+        }
+        None => info.set_item("private_degree", py.None())?,
+    }
     info.set_item("seed", seed)?;
     info.set_item("private", seed.is_none())?;
     Ok((to_numpy(py, e.into_values()), info))

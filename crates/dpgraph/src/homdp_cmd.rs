@@ -81,6 +81,19 @@ pub(crate) enum HomdpCmd {
         /// Clip graphs above --max-degree (drop edges) instead of failing.
         #[arg(long, requires = "max_degree")]
         clip: bool,
+        /// Without a public bound: estimate Δ privately with this zCDP budget ρ_Δ (> 0;
+        /// exponential mechanism), clip stably to it and triple the sensitivity; ρ_Δ is
+        /// composed into the reported guarantee.
+        #[arg(long, allow_negative_numbers = true, conflicts_with_all = ["max_degree", "clip"])]
+        private_degree_rho: Option<f64>,
+        /// Share of graphs the private bound should cover, in (0, 1].
+        #[arg(
+            long,
+            default_value_t = 1.0,
+            allow_negative_numbers = true,
+            requires = "private_degree_rho"
+        )]
+        degree_quantile: f64,
         /// Append |V(G)| (public under edge-level DP) as a last, un-noised column.
         #[arg(long)]
         num_nodes_column: bool,
@@ -144,10 +157,15 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
             max_degree,
             bound,
             clip,
+            private_degree_rho,
+            degree_quantile,
             num_nodes_column,
             out,
             patterns_out,
         } => {
+            let private_degree = private_degree_rho
+                .map(|r| homdp::PrivateDegree::new(r, *degree_quantile))
+                .transpose()?;
             if *num_patterns == 0 {
                 bail!("--num-patterns must be at least 1");
             }
@@ -170,6 +188,7 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
                 .bound(*bound)
                 .degree_bound(*max_degree)
                 .clip_to_degree_bound(*clip)
+                .private_degree(private_degree)
                 .append_num_nodes(*num_nodes_column);
             let start = std::time::Instant::now();
             let emb = homdp::embed(&pats, &gs, &params, &mut noise)?;
@@ -203,6 +222,14 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
                     "columns": cols,
                     "bound": bound.name(),
                     "max_degree": max_degree,
+                    "private_degree": emb.degree_estimate().map(|e| json!({
+                        "bound": e.bound,
+                        "rho": e.zcdp.rho(),
+                        "eps": e.eps,
+                        "quantile": e.settings.quantile(),
+                        "candidates": e.candidates,
+                    })),
+                    "degree_rho": g.degree_rho(),
                     "clipped": emb.clipped().len(),
                     "embed_s": secs,
                     "out": out.display().to_string(),

@@ -9,6 +9,25 @@ fn dpgraph(args: &[&str]) -> std::process::Output {
         .expect("run dpgraph")
 }
 
+/// `homdp embed` of graph set `graphs` at ρ = 0.01, δ = 1e-6 with 4 patterns into `out`, JSON.
+fn embed_args<'a>(graphs: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "homdp",
+        "embed",
+        "--graphs",
+        graphs,
+        "--rho",
+        "0.01",
+        "--delta",
+        "1e-6",
+        "--num-patterns",
+        "4",
+        "--out",
+        out,
+        "--json",
+    ]
+}
+
 #[test]
 fn count_density_account_embed() {
     let d = tempfile::tempdir().unwrap();
@@ -55,23 +74,7 @@ fn count_density_account_embed() {
     );
 
     let npy = d.path().join("emb.npy");
-    let out = dpgraph(&[
-        "homdp",
-        "embed",
-        "--graphs",
-        g,
-        "--rho",
-        "0.01",
-        "--delta",
-        "1e-6",
-        "--num-patterns",
-        "4",
-        "--out",
-        npy.to_str().unwrap(),
-        "--seed",
-        "7",
-        "--json",
-    ]);
+    let out = dpgraph(&[&embed_args(g, npy.to_str().unwrap())[..], &["--seed", "7"]].concat());
     assert!(
         out.status.success(),
         "{}",
@@ -94,4 +97,46 @@ fn count_density_account_embed() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+}
+
+#[test]
+fn embed_with_a_private_degree_bound() {
+    let d = tempfile::tempdir().unwrap();
+    let graphs = d.path().join("g.json");
+    // 40 paths on 8 nodes (max degree 2) and one star (degree 7).
+    let path = r#"{"n": 8, "edges": [[0,1],[1,2],[2,3],[3,4],[4,5],[5,6],[6,7]]}"#;
+    let star = r#"{"n": 8, "edges": [[0,1],[0,2],[0,3],[0,4],[0,5],[0,6],[0,7]]}"#;
+    let mut all = vec![path; 40];
+    all.push(star);
+    std::fs::write(&graphs, format!(r#"{{"graphs": [{}]}}"#, all.join(","))).unwrap();
+    let g = graphs.to_str().unwrap();
+    let npy = d.path().join("emb.npy");
+    let base = embed_args(g, npy.to_str().unwrap());
+    let run = |extra: &[&str]| dpgraph(&[&base[..], &["--seed", "3"], extra].concat());
+    let out = run(&["--private-degree-rho", "0.5"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bound = v["private_degree"]["bound"].as_u64().unwrap();
+    assert!((1..=7).contains(&bound), "{v}");
+    assert_eq!(v["degree_rho"].as_f64().unwrap(), 0.5);
+    assert_eq!(v["clipped"].as_u64().unwrap() > 0, bound < 7, "{v}");
+    let plain = run(&[]);
+    let p: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(v["eps"].as_f64().unwrap() > p["eps"].as_f64().unwrap());
+    assert!(p["private_degree"].is_null());
+    // A public bound and a private estimate exclude each other; a bad budget is one line.
+    for bad in [
+        &["--private-degree-rho", "0.5", "--max-degree", "3"][..],
+        &["--private-degree-rho", "-1"][..],
+        &["--private-degree-rho", "0.5", "--degree-quantile", "1.5"][..],
+        &["--degree-quantile", "0.5"][..],
+    ] {
+        let out = run(bad);
+        assert!(!out.status.success(), "{bad:?}");
+        assert!(!out.stderr.is_empty(), "{bad:?}");
+    }
 }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use dp_core::calibrate::gaussian_sigma_zcdp;
-use dp_core::float::inflate_ops;
+use dp_core::float::{inflate_ops, mul_up};
 use dp_core::mechanisms::GaussianParams;
 use graph_core::Graph;
 use ndarray::{Array2, ArrayView2};
@@ -12,6 +12,9 @@ use rand::CryptoRng;
 use rayon::prelude::*;
 
 use crate::count::density_row;
+use crate::degree::{
+    DegreeEstimate, PrivateDegree, STABLE_CLIP_DISTANCE, clip_stable, estimate_degree_bound,
+};
 use crate::error::{HomdpError, Result, invalid};
 use crate::guarantee::Guarantee;
 use crate::pattern::Pattern;
@@ -57,6 +60,10 @@ pub struct ReleaseOptions {
     pub clip: bool,
     /// Append `|V(G)|` (public) as a last column.
     pub append_num_nodes: bool,
+    /// Estimate Δ privately instead ([`crate::estimate_degree_bound`], with its own budget
+    /// composed into the guarantee), clip with [`crate::clip_stable`] and triple the
+    /// sensitivity; excludes `degree_bound` and `clip`.
+    pub private_degree: Option<PrivateDegree>,
 }
 
 impl Default for ReleaseOptions {
@@ -70,6 +77,7 @@ impl Default for ReleaseOptions {
             degree_bound: None,
             clip: false,
             append_num_nodes: false,
+            private_degree: None,
         }
     }
 }
@@ -125,6 +133,13 @@ impl EmbeddingParams {
         self
     }
 
+    /// Estimate the degree bound privately (see [`ReleaseOptions::private_degree`]).
+    #[must_use]
+    pub fn private_degree(mut self, private_degree: Option<PrivateDegree>) -> Self {
+        self.options.private_degree = private_degree;
+        self
+    }
+
     /// Append `|V(G)|` as a last, un-noised column (public under edge-level DP).
     #[must_use]
     pub fn append_num_nodes(mut self, append: bool) -> Self {
@@ -151,6 +166,7 @@ pub struct PrivateEmbedding {
     guarantee: Guarantee,
     clipped: Vec<usize>,
     num_nodes_column: bool,
+    degree_estimate: Option<DegreeEstimate>,
 }
 
 impl PrivateEmbedding {
@@ -184,6 +200,11 @@ impl PrivateEmbedding {
     pub fn has_num_nodes_column(&self) -> bool {
         self.num_nodes_column
     }
+
+    /// The private degree bound the release used (with [`ReleaseOptions::private_degree`]).
+    pub fn degree_estimate(&self) -> Option<&DegreeEstimate> {
+        self.degree_estimate.as_ref()
+    }
 }
 
 /// Releases `t(F_i, G) + N(0, σ_G²)` for every graph `G` and pattern `F_i`, with
@@ -200,7 +221,8 @@ impl PrivateEmbedding {
 ///   [`dp_core::rng::seeded_rng`] for reproducible experiments.
 ///
 /// # Errors
-/// [`HomdpError::InvalidParam`] for ρ ≤ 0, δ ∉ (0, 1), β ≥ 1/4 or no patterns;
+/// [`HomdpError::InvalidParam`] for ρ ≤ 0, δ ∉ (0, 1), β ≥ 1/4, no patterns, or a private
+/// degree estimate asked together with a public bound or greedy clipping;
 /// [`HomdpError::EmptyGraph`]; [`HomdpError::DegreeBoundExceeded`] when a graph breaks Δ and
 /// clipping was not asked for; [`HomdpError::TooExpensive`] from the counters.
 ///
@@ -208,7 +230,11 @@ impl PrivateEmbedding {
 /// The paper's Theorem 4.6: `(2ρ + 4dβ², 1/(4β))`-tCDP, hence (ε, δ)-DP
 /// ([`Guarantee`], BDRS18). Noise from dp-core's Gaussian mechanism (floating-point
 /// `rand_distr::Normal`, see dp-core's note on Mironov 2012). The local bound depends only on
-/// public `n` and Δ, so `S_G` is that bound itself (as in the reference code).
+/// public `n` and Δ, so `S_G` is that bound itself (as in the reference code). With
+/// [`ReleaseOptions::private_degree`]: the estimate's ρ_Δ-zCDP composed in (`(ρ' + ρ_Δ, ω)`,
+/// [`Guarantee::with_degree_estimate`]), and `S_G` is 3× the bound at the estimated Δ̂ for
+/// graphs on more than Δ̂ + 1 nodes, so that the guarantee covers the raw (unclipped) graphs
+/// ([`crate::clip_stable`]; smaller graphs cannot exceed Δ̂ and keep the plain bound).
 ///
 /// # Complexity
 /// [`density_matrix`](crate::density_matrix) plus O(|graphs|·d) for the noise.
@@ -277,28 +303,55 @@ fn embed_impl<R: CryptoRng + ?Sized>(
         return invalid("patterns", 0.0, "need at least one pattern");
     }
     let beta = params.effective_beta();
-    let guarantee = Guarantee::new(params.rho, beta, d, params.options.delta)?;
+    let mut guarantee = Guarantee::new(params.rho, beta, d, params.options.delta)?;
     if let Some((index, _)) = graphs.iter().enumerate().find(|(_, g)| g.num_nodes() == 0) {
         return Err(HomdpError::EmptyGraph { index });
     }
+    let options = &params.options;
+    if options.private_degree.is_some() && (options.degree_bound.is_some() || options.clip) {
+        return invalid(
+            "private_degree",
+            options.degree_bound.unwrap_or(0) as f64,
+            "a private degree estimate replaces a public bound and its clipping",
+        );
+    }
 
     let mut clipped = Vec::new();
-    let graphs: Cow<'_, [Graph]> = match params.options.degree_bound {
-        Some(delta_max) if params.options.clip => {
+    let mut degree_estimate = None;
+    // The degree bound the sensitivity uses, and the factor on it (3 under stable clipping).
+    let (degree_bound, stability) = match &options.private_degree {
+        Some(pd) => {
+            let est = estimate_degree_bound(graphs, pd, rng)?;
+            guarantee = guarantee.with_degree_estimate(est.zcdp)?;
+            degree_estimate = Some(est);
+            (Some(est.bound), STABLE_CLIP_DISTANCE as f64)
+        }
+        None => (options.degree_bound, 1.0),
+    };
+    // The clipping rule: stable under a private estimate, greedy when asked for a public Δ.
+    let clip: Option<fn(&Graph, usize) -> Result<Graph>> = if degree_estimate.is_some() {
+        Some(clip_stable)
+    } else if params.options.clip {
+        Some(clip_to_degree_bound)
+    } else {
+        None
+    };
+    let graphs: Cow<'_, [Graph]> = match (degree_bound, clip) {
+        (Some(delta_max), Some(clip)) => {
             let mut out = Vec::with_capacity(graphs.len());
             for (i, g) in graphs.iter().enumerate() {
                 if g.max_degree() > delta_max {
                     clipped.push(i);
                 }
-                out.push(clip_to_degree_bound(g, delta_max)?);
+                out.push(clip(g, delta_max)?);
             }
             Cow::Owned(out)
         }
-        Some(delta_max) => {
+        (Some(delta_max), None) => {
             check_degree_bound(graphs, delta_max)?;
             Cow::Borrowed(graphs)
         }
-        None => Cow::Borrowed(graphs),
+        (None, _) => Cow::Borrowed(graphs),
     };
 
     let rows: Vec<Vec<f64>> = match densities {
@@ -326,7 +379,16 @@ fn embed_impl<R: CryptoRng + ?Sized>(
         let norm = match norm_by_n.get(&n) {
             Some(&s) => s,
             None => {
-                let s = smooth_norm(patterns, n, params, beta)?;
+                // Graphs on n ≤ Δ̂ + 1 nodes always respect Δ̂: the stable clipping leaves them
+                // and their neighbours unchanged, so one flip stays one flip.
+                let factor = match degree_bound {
+                    Some(b) if n > b + 1 => stability,
+                    _ => 1.0,
+                };
+                let s = mul_up(
+                    factor,
+                    smooth_norm(patterns, n, degree_bound, params, beta)?,
+                );
                 norm_by_n.insert(n, s);
                 s
             }
@@ -353,14 +415,21 @@ fn embed_impl<R: CryptoRng + ?Sized>(
         guarantee,
         clipped,
         num_nodes_column: params.options.append_num_nodes,
+        degree_estimate,
     })
 }
 
 /// `‖(S_1, …, S_d)‖₂` (rounded up) for graphs on `n` nodes (the paper's Proposition 4.4).
-fn smooth_norm(patterns: &[Pattern], n: usize, params: &EmbeddingParams, beta: f64) -> Result<f64> {
+fn smooth_norm(
+    patterns: &[Pattern],
+    n: usize,
+    degree_bound: Option<usize>,
+    params: &EmbeddingParams,
+    beta: f64,
+) -> Result<f64> {
     let mut sq = 0.0f64;
     for p in patterns {
-        let ls = density_sensitivity(p, n, params.options.degree_bound, params.options.bound)?;
+        let ls = density_sensitivity(p, n, degree_bound, params.options.bound)?;
         let s = smooth_sensitivity(beta, &[ls], ls)?;
         sq += s * s;
     }
@@ -432,6 +501,60 @@ mod tests {
     }
 
     #[test]
+    fn private_degree_composes_its_budget_and_triples_the_bound() -> Result<()> {
+        let (pats, mut graphs) = setup()?;
+        // One dense outlier the estimate should leave above Δ̂ (and clip).
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        graphs.push(graph_core::generate::erdos_renyi(21, 0.9, &mut rng)?);
+        let pd = PrivateDegree::new(0.05, 1.0)?;
+        let params = EmbeddingParams::new(0.01).private_degree(Some(pd));
+        let emb = embed(&pats, &graphs, &params, &mut seeded_rng(3))?;
+        let est = *emb.degree_estimate().expect("estimated");
+        assert!(est.bound < graphs.last().unwrap().max_degree());
+        assert!(emb.clipped().contains(&(graphs.len() - 1)));
+        let public = Guarantee::paper(0.01, pats.len(), 1e-6)?;
+        let g = emb.guarantee();
+        assert_eq!(g.degree_rho(), est.zcdp.rho());
+        assert!((g.tcdp().rho() - public.rho_prime() - 0.05).abs() < 1e-12);
+        assert!(g.eps() > public.eps());
+        // σ_G is 3× the component-aware σ at Δ̂.
+        let at_bound = EmbeddingParams::new(0.01).degree_bound(Some(est.bound));
+        let n = graphs[0].num_nodes();
+        let norm = smooth_norm(
+            &pats,
+            n,
+            Some(est.bound),
+            &at_bound,
+            at_bound.effective_beta(),
+        )?;
+        let expect = gaussian_sigma_zcdp(mul_up(3.0, norm), 0.01)?;
+        assert_eq!(emb.sigmas()[0], expect);
+        // Clipped rows are the stable clipping's densities plus noise: recomputed rows agree.
+        let again = embed_with_densities(
+            &pats,
+            &graphs,
+            density_matrix(&pats, &graphs)?.view(),
+            &params,
+            &mut seeded_rng(3),
+        )?;
+        assert_eq!(again, emb);
+        // A public bound or greedy clipping together with the estimate is refused.
+        for bad in [
+            params.degree_bound(Some(5)),
+            params.clip_to_degree_bound(true),
+        ] {
+            assert!(matches!(
+                embed(&pats, &graphs, &bad, &mut seeded_rng(3)),
+                Err(HomdpError::InvalidParam {
+                    name: "private_degree",
+                    ..
+                })
+            ));
+        }
+        Ok(())
+    }
+
+    #[test]
     fn sigma_is_dp_cores_calibration() -> Result<()> {
         // σ = Δ/√(2ρ) of the smooth norm, rounded up by dp-core; within a few ulps of the value
         // pinned before the calibration moved there (then one ulp above round-to-nearest).
@@ -439,7 +562,13 @@ mod tests {
         let graphs = vec![Graph::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4)])?];
         let params = EmbeddingParams::new(0.01).degree_bound(Some(2));
         let emb = embed(&pats, &graphs, &params, &mut seeded_rng(0))?;
-        let norm = smooth_norm(&pats, 5, &params, params.effective_beta())?;
+        let norm = smooth_norm(
+            &pats,
+            5,
+            params.options.degree_bound,
+            &params,
+            params.effective_beta(),
+        )?;
         let sigma = emb.sigmas()[0];
         assert_eq!(sigma, gaussian_sigma_zcdp(norm, 0.01)?);
         let old = f64::from_bits(0x3fe7_2e89_8635_b88f);

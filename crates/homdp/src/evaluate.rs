@@ -119,6 +119,8 @@ pub struct Outcome {
     pub guarantee: Option<Guarantee>,
     /// Graphs clipped to Δ.
     pub clipped: usize,
+    /// The privately estimated Δ̂ (`None`: public or no bound).
+    pub degree_bound: Option<usize>,
     /// Mean noise standard deviation over graphs (0 without noise).
     pub mean_sigma: f64,
     /// Seconds spent in the release, the model and the attack.
@@ -211,8 +213,8 @@ pub fn evaluate<R: CryptoRng + ?Sized>(
         return invalid("split", i as f64, "index out of range");
     }
     let t0 = Instant::now();
-    let (released, guarantee, clipped, mean_sigma) = match rho {
-        None => (clean.to_owned(), None, 0, 0.0),
+    let (released, guarantee, clipped, mean_sigma, degree_bound) = match rho {
+        None => (clean.to_owned(), None, 0, 0.0, None),
         Some(rho) => {
             let params = EmbeddingParams::with_options(rho, protocol.release);
             let densities = clean.slice(ndarray::s![.., ..patterns.len()]);
@@ -220,7 +222,8 @@ pub fn evaluate<R: CryptoRng + ?Sized>(
             let s = emb.sigmas();
             let mean_sigma = s.iter().sum::<f64>() / s.len().max(1) as f64;
             let (g, c) = (*emb.guarantee(), emb.clipped().len());
-            (emb.into_values(), Some(g), c, mean_sigma)
+            let d = emb.degree_estimate().map(|e| e.bound);
+            (emb.into_values(), Some(g), c, mean_sigma, d)
         }
     };
     let t1 = Instant::now();
@@ -262,6 +265,7 @@ pub fn evaluate<R: CryptoRng + ?Sized>(
         attack_top10: top10,
         guarantee,
         clipped,
+        degree_bound,
         mean_sigma,
         seconds: [
             (t1 - t0).as_secs_f64(),

@@ -2,7 +2,7 @@
 
 use dp_core::calibrate::smooth_gaussian_tcdp;
 use dp_core::conversions::tcdp_to_approx;
-use dp_core::measures::Tcdp;
+use dp_core::measures::{Compose, Tcdp, Zcdp};
 
 use crate::error::{Result, invalid};
 
@@ -36,6 +36,7 @@ pub struct Guarantee {
     dim: usize,
     rho_prime: f64,
     omega: f64,
+    degree_rho: f64,
     delta: f64,
     eps: f64,
 }
@@ -75,8 +76,40 @@ impl Guarantee {
             dim,
             rho_prime: tcdp.rho(),
             omega: tcdp.omega(),
+            degree_rho: 0.0,
             delta,
             eps,
+        })
+    }
+
+    /// This guarantee composed with a ρ_Δ-zCDP degree-bound estimate
+    /// ([`crate::estimate_degree_bound`]) run on the same data: `(ρ' + ρ_Δ, ω)`-tCDP, and the
+    /// (ε, δ) of that. Replaces an earlier estimate's budget (one estimate per release).
+    ///
+    /// # Errors
+    /// [`crate::HomdpError::Dp`] if dp-core refuses the composition or the conversion.
+    ///
+    /// # Privacy
+    /// ρ_Δ-zCDP is (ρ_Δ, ∞)-tCDP; tCDP composes adaptively to (ρ₁ + ρ₂, min(ω₁, ω₂))
+    /// (Bun–Dwork–Rothblum–Steinke 2018), computed by [`dp_core::measures::Compose`] (rounded up).
+    ///
+    /// # Example
+    /// ```
+    /// use dp_core::measures::Zcdp;
+    /// let g = homdp::Guarantee::paper(0.0095, 50, 1e-6)?;
+    /// let both = g.with_degree_estimate(Zcdp::new(0.001)?)?;
+    /// assert!((both.tcdp().rho() - (g.rho_prime() + 0.001)).abs() < 1e-15);
+    /// assert!(both.eps() > g.eps() && both.eps() < 1.0929242831);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_degree_estimate(&self, estimate: Zcdp) -> Result<Self> {
+        let total = Tcdp::new(self.rho_prime, self.omega)?
+            .compose(&Tcdp::new(estimate.rho(), f64::INFINITY)?)?;
+        let (eps, _order) = tcdp_to_approx(total.rho(), total.omega(), self.delta)?;
+        Ok(Self {
+            degree_rho: estimate.rho(),
+            eps,
+            ..*self
         })
     }
 
@@ -113,9 +146,17 @@ impl Guarantee {
         self.omega
     }
 
-    /// The tCDP guarantee as a dp-core measure (for composition with other releases).
+    /// ρ_Δ of a private degree-bound estimate composed into this guarantee (0: none, the
+    /// degree bound was public or absent).
+    pub fn degree_rho(&self) -> f64 {
+        self.degree_rho
+    }
+
+    /// The whole tCDP guarantee as a dp-core measure, `(ρ' + ρ_Δ, ω)` (for composition with
+    /// other releases).
     pub fn tcdp(&self) -> Tcdp {
-        Tcdp::new(self.rho_prime, self.omega).expect("validated on construction")
+        let rho = dp_core::float::add_up(self.rho_prime, self.degree_rho);
+        Tcdp::new(rho, self.omega).expect("validated on construction")
     }
 
     /// Target δ.
@@ -123,7 +164,7 @@ impl Guarantee {
         self.delta
     }
 
-    /// ε of the (ε, δ)-DP guarantee.
+    /// ε of the (ε, δ)-DP guarantee (of the release and, if any, its degree estimate).
     pub fn eps(&self) -> f64 {
         self.eps
     }

@@ -3,6 +3,7 @@
 mod attack;
 mod baselines;
 mod count;
+mod degree;
 pub mod downstream;
 mod embed;
 mod error;
@@ -32,6 +33,10 @@ pub use baselines::{
 pub use count::{
     MAX_TABLE_ENTRIES, Method, density_matrix, hom_count, hom_count_with, hom_density,
     hom_density_exact, hom_density_with,
+};
+pub use degree::{
+    DegreeEstimate, PrivateDegree, STABLE_CLIP_DISTANCE, candidate_bounds, clip_stable,
+    estimate_degree_bound,
 };
 pub use embed::{EmbeddingParams, PrivateEmbedding, ReleaseOptions, embed, embed_with_densities};
 pub use error::{HomdpError, Result};

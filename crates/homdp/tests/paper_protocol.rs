@@ -59,17 +59,45 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
     let p = two_densities(1)?;
     let s = small_setting();
     let t = main_table(&p, &s, 1, &one_rep(), 42, None)?;
-    assert_eq!(t.rows.len(), 5, "BACE's setting has noisy test rows");
-    assert_eq!(t.per_repetition.len(), 5);
+    assert_eq!(
+        t.rows.len(),
+        6,
+        "BACE's setting has noisy test rows, then private Δ"
+    );
+    assert_eq!(t.per_repetition.len(), 6);
     assert!(t.per_repetition.iter().all(|r| r.len() == 2));
     let col = |f: fn(&MainRow) -> &str| t.rows.iter().map(f).collect::<Vec<_>>();
     assert_eq!(
         col(|r| &r.bound),
-        ["components", "paper", "-", "components", "paper"]
+        [
+            "components",
+            "paper",
+            "-",
+            "components",
+            "paper",
+            "components"
+        ]
     );
     assert_eq!(
         col(|r| &r.test_rows),
-        ["clean", "clean", "clean", "noisy", "noisy"]
+        ["clean", "clean", "clean", "noisy", "noisy", "clean"]
+    );
+    let degree = col(|r| &r.degree);
+    assert!(degree[..5].iter().all(|d| *d == "none"), "{degree:?}");
+    // One estimate per repetition, each a candidate bound.
+    let estimate: Vec<usize> = degree[5]
+        .strip_prefix("private ")
+        .expect("private row")
+        .split(' ')
+        .map(|d| d.parse().expect("a bound"))
+        .collect();
+    assert_eq!(estimate.len(), 2, "{degree:?}");
+    // The private row spends no more than the public rows: ρ 0.009 plus ρ_Δ 0.002.
+    assert_eq!(t.rows[5].rho, Rho::Private(0.009));
+    assert!(
+        t.rows[5].eps <= t.rows[0].eps && t.rows[5].eps > 1.0,
+        "{}",
+        t.rows[5].eps
     );
     assert!(col(|r| &r.dataset).iter().all(|d| *d == "ER"));
     assert_eq!(t.rows[0].model, s.model.name(), "no subsample: k unscaled");
@@ -84,7 +112,9 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
         assert!((0.0..=1.0).contains(&r.attack_top1), "row {k}");
         assert!(r.attack_top10 >= r.attack_top1, "row {k}");
         assert_eq!(r.graphs, Some(40));
-        assert_eq!(r.clipped, Some(0));
+        if k < 5 {
+            assert_eq!(r.clipped, Some(0));
+        }
         // BACE's GIN baselines are in the paper; none were run here.
         assert_eq!((r.rr, r.dprr), (Score::NotInstalled, Score::NotInstalled));
         assert_eq!((r.paper_rr, r.paper_dprr), (0.457, 0.648));
@@ -351,8 +381,10 @@ fn sbm_reports_the_reference_protocol_in_its_noisy_rows() -> Result<(), HomdpErr
             ("-", "clean", "k-NN (k=3)"),
             ("components", "noisy", "k-NN (k=3, unscaled)"),
             ("paper", "noisy", "k-NN (k=3, unscaled)"),
+            ("components", "clean", "k-NN (k=3)"),
         ]
     );
+    assert!(t.rows[5].degree.starts_with("private "));
     assert_eq!(t.rows[0].attack_top1, t.rows[3].attack_top1, "one release");
     Ok(())
 }

@@ -134,13 +134,21 @@ fn social_collections_run_from_install_to_main_table_rows() -> Result<(), HomdpE
             3,
         );
         let t = main_table(&p, &s, index, &sizes, 42, None)?;
-        // ρ = 0.01 under both bounds, then non-private; no noisy-test-row rows for them.
+        // ρ = 0.01 under both bounds, then non-private; no noisy-test-row rows for them; last
+        // the private-Δ row (no public bound for the social collections).
         let rhos: Vec<Rho> = t.rows.iter().map(|r| r.rho).collect();
         assert_eq!(
             rhos,
-            [Rho::Private(0.01), Rho::Private(0.01), Rho::NonPrivate],
+            [
+                Rho::Private(0.01),
+                Rho::Private(0.01),
+                Rho::NonPrivate,
+                Rho::Private(0.009)
+            ],
             "{name}"
         );
+        assert_eq!(t.rows[0].degree, "none");
+        assert!(t.rows[3].degree.starts_with("private "), "{name}");
         for r in &t.rows {
             assert_eq!((r.dataset.as_str(), r.metric.as_str()), (name, metric));
             assert_eq!(r.model, s.model.name());

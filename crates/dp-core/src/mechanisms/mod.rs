@@ -4,6 +4,7 @@
 //! |---|---|---|---|
 //! | [`ValidGaussian`] | floating point (`rand_distr::Normal`) | exact [`crate::samplers::DiscreteGaussian`] | Δ²/(2σ²)-zCDP |
 //! | [`ValidLaplace`] | floating point (sign × exponential) | exact [`crate::samplers::DiscreteLaplace`] | (Δ/b)-DP |
+//! | [`ValidExponential`] | exact (CKS20 Bernoulli(exp(−γ)), rejection over candidates) | — | ε-DP |
 //! | [`RandomizedResponse`] | exact integer thresholds on 64-bit draws | — | ε-DP |
 //! | [`ValidScaledGaussian`] | floating point, σ per release | exact, σ per release | Δ²/(2σᵢ²)-zCDP per release |
 //!
@@ -22,11 +23,13 @@
 //! # Ok::<(), dp_core::Error>(())
 //! ```
 
+mod exponential;
 mod gaussian;
 mod laplace;
 mod randomized_response;
 mod scaled_gaussian;
 
+pub use exponential::*;
 pub use gaussian::*;
 pub use laplace::*;
 pub use randomized_response::*;

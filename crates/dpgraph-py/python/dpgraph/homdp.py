@@ -42,6 +42,8 @@ def embed(
     bound="component-aware",
     degree_bound=None,
     seed=None,
+    private_degree_rho=None,
+    degree_quantile=1.0,
 ):
     """The private embedding: densities plus Gaussian noise calibrated to each graph's smooth
     sensitivity (σ_G = ‖S_G‖₂ / √(2ρ)). Returns ``(matrix, guarantee)``: a float64 array
@@ -51,9 +53,23 @@ def embed(
 
     ``bound``: ``"component-aware"`` (default, correct for every pattern), ``"paper"`` (the
     paper's Theorem 4.5, wrong for disconnected patterns: for comparison only) or
-    ``"counting-lemma"``. ``degree_bound``: clip to a public maximum degree. Without ``seed``
+    ``"counting-lemma"``. ``degree_bound``: a public maximum degree (graphs above it raise).
+    ``private_degree_rho``: no public bound; estimate one privately with this zCDP budget
+    (exponential mechanism covering a ``degree_quantile`` share of the graphs), clip stably to
+    it and triple the sensitivity; the guarantee then includes the estimate (``degree_rho``),
+    and ``private_degree`` / ``clipped`` in the dict say what it found. Without ``seed``
     the noise comes from the OS CSPRNG; with it, the output equals ``dpgraph --seed SEED homdp
     embed``. Raises :class:`dpgraph.InvalidParameter` for ρ ≤ 0, δ ∉ (0, 1) or an unknown bound.
     Releases the GIL.
     """
-    return _native.embed(_graphs(graphs), list(patterns), rho, delta, bound, degree_bound, seed)
+    return _native.embed(
+        _graphs(graphs),
+        list(patterns),
+        rho,
+        delta,
+        bound,
+        degree_bound,
+        seed,
+        private_degree_rho,
+        degree_quantile,
+    )

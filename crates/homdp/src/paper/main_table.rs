@@ -6,9 +6,10 @@
 use serde::Serialize;
 
 use super::cells::{Rho, Score};
-use super::protocol::{MAIN_RHO, PatternSet, SeedStream, Sizes};
+use super::protocol::{MAIN_RHO, PRIVATE_DEGREE_RHOS, PatternSet, SeedStream, Sizes};
 use super::sweep::{Point, Repetitions, Runs, mean, sweep};
 use super::{DatasetSetting, Prepared};
+use crate::degree::PrivateDegree;
 use crate::error::Result;
 use crate::sensitivity::SensitivityBound;
 
@@ -23,6 +24,9 @@ pub struct MainRow {
     pub metric: String,
     /// `components`, `paper` or `-` (non-private, or not run).
     pub bound: String,
+    /// The degree bound Δ: `public D`, `none` (Δ = n) or `private D̂₁ D̂₂ …` (estimated per
+    /// repetition, [`PRIVATE_DEGREE_RHOS`]); `-` when not run.
+    pub degree: String,
     /// `clean` (the paper's protocol) or `noisy` test rows; `-` when not run.
     pub test_rows: String,
     /// ρ of the release.
@@ -69,6 +73,7 @@ impl MainRow {
             model: s.model.name(),
             metric: s.metric.name().to_owned(),
             bound: "-".into(),
+            degree: "-".into(),
             test_rows: "-".into(),
             rho: Rho::NotRun,
             eps: f64::NAN,
@@ -118,14 +123,15 @@ pub struct Baselines {
 /// The main table's rows of one dataset, with the metric of each repetition.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct MainTable {
-    /// The rows, in the order of [`main_grid`].
+    /// The rows, in the order of [`main_grid`], then [`private_degree_point`].
     pub rows: Vec<MainRow>,
     /// The metric of each repetition, one list per row.
     pub per_repetition: Vec<Vec<f64>>,
 }
 
 /// The main table's points: ρ = 0.01 under the component-aware and the paper's bound, ρ = ∞,
-/// then (with `noisy_test_rows`) ρ = 0.01 under both bounds with noisy test rows.
+/// then (with `noisy_test_rows`) ρ = 0.01 under both bounds with noisy test rows. The main
+/// table adds [`private_degree_point`] last.
 pub fn main_grid(noisy_test_rows: bool) -> Vec<Point> {
     let components = Point::private(MAIN_RHO, SensitivityBound::ComponentAware);
     let paper = Point::private(MAIN_RHO, SensitivityBound::PaperTheorem45);
@@ -134,6 +140,17 @@ pub fn main_grid(noisy_test_rows: bool) -> Vec<Point> {
         grid.extend([components.noisy(), paper.noisy()]);
     }
     grid
+}
+
+/// The main table's private-Δ point ([`PRIVATE_DEGREE_RHOS`]: Δ estimated with ρ_Δ, q = 1,
+/// component-aware bound, clean test rows), which spends no more than the first row.
+///
+/// # Errors
+/// None for the built-in ρ_Δ (a [`PrivateDegree`] is validated).
+pub fn private_degree_point() -> Result<Point> {
+    let (rho, rho_degree) = PRIVATE_DEGREE_RHOS;
+    Ok(Point::private(rho, SensitivityBound::ComponentAware)
+        .with_private_degree(PrivateDegree::new(rho_degree, 1.0)?))
 }
 
 /// Runs the main table on the prepared dataset `p` with its setting `s`: [`main_grid`] over
@@ -158,7 +175,8 @@ pub fn main_table(
     seed: u64,
     baselines: Option<&Baselines>,
 ) -> Result<MainTable> {
-    let grid = main_grid(s.noisy_test_rows);
+    let mut grid = main_grid(s.noisy_test_rows);
+    grid.push(private_degree_point()?);
     let reps = Repetitions::new(seed, SeedStream::Main(index), sizes.reps);
     let runs = sweep(p, s, PatternSet::of(s), reps, &grid)?;
     let cell = |v: Option<&Vec<f64>>| match v {
@@ -196,6 +214,7 @@ fn main_row(
         model: p.scaled(s.model_for(pt.noisy_test)).name(),
         metric: s.metric.name().to_owned(),
         bound: pt.bound_name().to_owned(),
+        degree: degree_cell(s, pt, a),
         test_rows: pt.test_rows().to_owned(),
         rho: pt.rho.into(),
         eps: a.eps,
@@ -217,5 +236,16 @@ fn main_row(
         dprr,
         paper_rr: s.paper_baselines[0],
         paper_dprr: s.paper_baselines[1],
+    }
+}
+
+/// The `degree` cell of a row (see [`MainRow::degree`]).
+fn degree_cell(s: &DatasetSetting, pt: &Point, a: &Runs) -> String {
+    if pt.private_degree.is_some() {
+        let d: Vec<String> = a.degree_bounds.iter().map(ToString::to_string).collect();
+        format!("private {}", d.join(" "))
+    } else {
+        s.degree_bound
+            .map_or_else(|| "none".to_owned(), |d| format!("public {d}"))
     }
 }

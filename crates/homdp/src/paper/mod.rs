@@ -42,10 +42,10 @@ pub use cells::{Rho, Score};
 pub use curve::{CurveRow, curve_table};
 #[cfg(feature = "gin-baselines")]
 pub use gin::{GinSizes, gin_baselines};
-pub use main_table::{Baselines, MainRow, MainTable, main_grid, main_table};
+pub use main_table::{Baselines, MainRow, MainTable, main_grid, main_table, private_degree_point};
 pub use protocol::{
-    MAIN_RHO, NOISE_DRAW, PATTERN_DRAW, PATTERNS, PatternSet, SeedStream, Sizes, rep_seed,
-    rep_seeds,
+    MAIN_RHO, NOISE_DRAW, PATTERN_DRAW, PATTERNS, PRIVATE_DEGREE_RHOS, PatternSet, SeedStream,
+    Sizes, rep_seed, rep_seeds,
 };
 pub use q1::{Q1Row, q1_grid, q1_table};
 pub use q2::{PatternShapes, Q2_TREEWIDTHS, Q2Row, Q2Table, has_triangle, q2_table};

@@ -16,6 +16,12 @@ pub const PATTERNS: usize = 50;
 /// ρ of the private rows of the main table and of Q2.
 pub const MAIN_RHO: f64 = 0.01;
 
+/// The main table's private-Δ row: ρ of the release and ρ_Δ of the degree estimate
+/// ([`crate::PrivateDegree`], q = 1). Together `(2·0.009 + 4·50·0.0018² + 0.002, 125)`-tCDP
+/// = `(0.020648, 125)` ≤ the `(0.0208, 125)` of [`MAIN_RHO`] alone, so the row spends no more
+/// than the public-Δ rows.
+pub const PRIVATE_DEGREE_RHOS: (f64, f64) = (0.009, 0.002);
+
 /// The effort-dependent sizes of the tables: repetitions, subsample sizes and ρ grids.
 ///
 /// # Example

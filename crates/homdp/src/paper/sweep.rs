@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::protocol::{NOISE_DRAW, PATTERN_DRAW, PatternSet, SeedStream, rep_seeds};
 use super::{BOUNDS, DELTA, DatasetSetting, Metric, Prepared};
+use crate::degree::PrivateDegree;
 use crate::embed::ReleaseOptions;
 use crate::error::Result;
 use crate::evaluate::{EvalData, Outcome, Protocol, clean_features, evaluate};
@@ -23,6 +24,9 @@ pub struct Point {
     pub bound: SensitivityBound,
     /// Noisy test rows (`false`: the paper's clean test rows).
     pub noisy_test: bool,
+    /// Estimate Δ privately instead of the dataset's public bound
+    /// ([`ReleaseOptions::private_degree`]).
+    pub private_degree: Option<PrivateDegree>,
 }
 
 impl Point {
@@ -32,6 +36,15 @@ impl Point {
             rho: Some(rho),
             bound,
             noisy_test: false,
+            private_degree: None,
+        }
+    }
+
+    /// This point with a privately estimated degree bound.
+    pub fn with_private_degree(self, private_degree: PrivateDegree) -> Self {
+        Self {
+            private_degree: Some(private_degree),
+            ..self
         }
     }
 
@@ -41,6 +54,7 @@ impl Point {
             rho: None,
             bound: SensitivityBound::ComponentAware,
             noisy_test: false,
+            private_degree: None,
         }
     }
 
@@ -99,6 +113,8 @@ pub struct Runs {
     pub eps: f64,
     /// Most graphs clipped to Δ in one repetition.
     pub clipped: usize,
+    /// The privately estimated Δ̂ per repetition (empty for a public or no bound).
+    pub degree_bounds: Vec<usize>,
     /// Seconds of the releases, models and attacks (all repetitions).
     pub seconds: f64,
     /// Seconds spent computing the clean densities (all repetitions).
@@ -114,6 +130,7 @@ impl Runs {
         self.sigma.push(o.mean_sigma);
         self.eps = o.guarantee.map_or(f64::INFINITY, |g| g.eps());
         self.clipped = self.clipped.max(o.clipped);
+        self.degree_bounds.extend(o.degree_bound);
         self.seconds += o.seconds.iter().sum::<f64>();
     }
 
@@ -197,22 +214,26 @@ pub fn sweep(
             rho,
             bound,
             noisy_test,
+            private_degree,
         } in grid
         {
             // An earlier point with the same release already ran the attack.
             let same_release = outcomes
                 .iter()
                 .zip(grid)
-                .find(|(_, q)| q.rho == rho && q.bound == bound)
+                .find(|(_, q)| {
+                    q.rho == rho && q.bound == bound && q.private_degree == private_degree
+                })
                 .map(|(o, _)| (o.attack_top1, o.attack_top10));
             let proto = Protocol {
                 release: ReleaseOptions {
-                    degree_bound: setting.degree_bound,
+                    degree_bound: setting.degree_bound.filter(|_| private_degree.is_none()),
                     bound,
-                    clip: true,
+                    clip: private_degree.is_none(),
                     append_num_nodes: setting.append_num_nodes,
                     delta: DELTA,
                     beta: None,
+                    private_degree,
                 },
                 noisy_test,
                 model: models[usize::from(noisy_test)],

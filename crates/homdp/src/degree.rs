@@ -61,7 +61,7 @@ impl PrivateDegree {
     /// mechanism's error of about `1/ε` graphs).
     ///
     /// # Errors
-    /// [`HomdpError::InvalidParam`] for ρ_Δ not finite and > 0, or above 2³⁹ (ε = √(2ρ_Δ) must
+    /// [`crate::HomdpError::InvalidParam`] for ρ_Δ not finite and > 0, or above 2³⁹ (ε = √(2ρ_Δ) must
     /// stay within dp-core's exact sampler), or `quantile` ∉ (0, 1].
     pub fn new(rho: f64, quantile: f64) -> Result<Self> {
         if !(rho.is_finite() && rho > 0.0 && rho <= 2f64.powi(39)) {
@@ -134,7 +134,7 @@ pub fn candidate_bounds(max_nodes: usize) -> Vec<usize> {
 /// Draws a degree bound Δ̂ for `graphs` with the exponential mechanism (see the module docs).
 ///
 /// # Errors
-/// [`HomdpError::InvalidParam`] (`graphs`) for an empty collection; [`HomdpError::Dp`] from
+/// [`crate::HomdpError::InvalidParam`] (`graphs`) for an empty collection; [`crate::HomdpError::Dp`] from
 /// dp-core's mechanism.
 ///
 /// # Privacy

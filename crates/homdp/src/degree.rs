@@ -29,7 +29,7 @@
 //! or clipped by [`crate::clip_to_degree_bound`] under a guarantee that covers the clipped
 //! graphs only).
 
-use dp_core::measures::{PureDp, Zcdp};
+use dp_core::measures::Zcdp;
 use dp_core::mechanisms::ExponentialParams;
 use graph_core::{Graph, GraphBuilder};
 use rand::CryptoRng;
@@ -190,7 +190,7 @@ pub fn estimate_degree_bound<R: CryptoRng + ?Sized>(
     let pick = em.select(&utilities, rng)?;
     Ok(DegreeEstimate {
         bound: candidates[pick],
-        zcdp: PureDp::new(eps)?.to_zcdp()?,
+        zcdp: em.pure_dp().to_zcdp()?,
         eps,
         settings: *settings,
         candidates: candidates.len(),

@@ -318,24 +318,28 @@ fn embed_impl<R: CryptoRng + ?Sized>(
 
     let mut clipped = Vec::new();
     let mut degree_estimate = None;
-    // The degree bound the sensitivity uses, and the factor on it (3 under stable clipping).
-    let (degree_bound, stability) = match &options.private_degree {
-        Some(pd) => {
-            let est = estimate_degree_bound(graphs, pd, rng)?;
-            guarantee = guarantee.with_degree_estimate(est.zcdp)?;
-            degree_estimate = Some(est);
-            (Some(est.bound), STABLE_CLIP_DISTANCE as f64)
-        }
-        None => (options.degree_bound, 1.0),
-    };
-    // The clipping rule: stable under a private estimate, greedy when asked for a public Δ.
-    let clip: Option<fn(&Graph, usize) -> Result<Graph>> = if degree_estimate.is_some() {
-        Some(clip_stable)
-    } else if params.options.clip {
-        Some(clip_to_degree_bound)
-    } else {
-        None
-    };
+    // The degree bound the sensitivity uses, the clipping rule (stable under a private
+    // estimate, greedy when asked for with a public Δ) and the factor on the sensitivity (the
+    // stable rule's distance).
+    type Clip = fn(&Graph, usize) -> Result<Graph>;
+    let (degree_bound, clip, stability): (Option<usize>, Option<Clip>, f64) =
+        match &options.private_degree {
+            Some(pd) => {
+                let est = estimate_degree_bound(graphs, pd, rng)?;
+                guarantee = guarantee.with_degree_estimate(est.zcdp)?;
+                degree_estimate = Some(est);
+                (
+                    Some(est.bound),
+                    Some(clip_stable),
+                    STABLE_CLIP_DISTANCE as f64,
+                )
+            }
+            None => (
+                options.degree_bound,
+                options.clip.then_some(clip_to_degree_bound as Clip),
+                1.0,
+            ),
+        };
     let graphs: Cow<'_, [Graph]> = match (degree_bound, clip) {
         (Some(delta_max), Some(clip)) => {
             let mut out = Vec::with_capacity(graphs.len());
@@ -414,7 +418,7 @@ fn embed_impl<R: CryptoRng + ?Sized>(
         sigmas,
         guarantee,
         clipped,
-        num_nodes_column: params.options.append_num_nodes,
+        num_nodes_column: options.append_num_nodes,
         degree_estimate,
     })
 }

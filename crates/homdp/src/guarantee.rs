@@ -103,14 +103,19 @@ impl Guarantee {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_degree_estimate(&self, estimate: Zcdp) -> Result<Self> {
-        let total = Tcdp::new(self.rho_prime, self.omega)?
-            .compose(&Tcdp::new(estimate.rho(), f64::INFINITY)?)?;
-        let (eps, _order) = tcdp_to_approx(total.rho(), total.omega(), self.delta)?;
-        Ok(Self {
+        let with = Self {
             degree_rho: estimate.rho(),
-            eps,
             ..*self
-        })
+        };
+        let total = with.composed()?;
+        let (eps, _order) = tcdp_to_approx(total.rho(), total.omega(), self.delta)?;
+        Ok(Self { eps, ..with })
+    }
+
+    /// `(ρ' + ρ_Δ, ω)`: the release's tCDP composed with the degree estimate's (ρ_Δ, ∞).
+    fn composed(&self) -> Result<Tcdp> {
+        Ok(Tcdp::new(self.rho_prime, self.omega)?
+            .compose(&Tcdp::new(self.degree_rho, f64::INFINITY)?)?)
     }
 
     /// [`Guarantee::new`] with the reference code's smoothing `β = ρ/5`.
@@ -155,8 +160,7 @@ impl Guarantee {
     /// The whole tCDP guarantee as a dp-core measure, `(ρ' + ρ_Δ, ω)` (for composition with
     /// other releases).
     pub fn tcdp(&self) -> Tcdp {
-        let rho = dp_core::float::add_up(self.rho_prime, self.degree_rho);
-        Tcdp::new(rho, self.omega).expect("validated on construction")
+        self.composed().expect("validated on construction")
     }
 
     /// Target δ.

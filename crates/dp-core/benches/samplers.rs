@@ -1,5 +1,6 @@
 //! Sampler throughput: each sampler against `rand_distr::Normal`, and the geometric-skip sampler against
-//! naive Bernoulli trials over 5·10⁷ trials at p = 0.27 and p = 0.001.
+//! naive Bernoulli trials and the bit-sliced word sampler over 5·10⁷ trials at p = 0.475 (ε = 0.1),
+//! 0.27 (ε = 1), 0.05 (ε ≈ 3) and 0.001 (naive trials only at the two ends).
 //!
 //! Run: `cargo bench -p dp-core --bench samplers -- --warm-up-time 1 --measurement-time 3`.
 
@@ -8,7 +9,9 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dp_core::mechanisms::{GaussianParams, LaplaceParams};
 use dp_core::rng::seeded_rng;
-use dp_core::samplers::{BernoulliExp, DiscreteGaussian, DiscreteLaplace, GeometricSkip};
+use dp_core::samplers::{
+    BernoulliExp, BernoulliWord, DiscreteGaussian, DiscreteLaplace, GeometricSkip,
+};
 use rand::RngExt;
 use rand_distr::{Distribution, Normal};
 
@@ -59,11 +62,19 @@ fn bernoulli_trials(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(N));
     let mut rng = seeded_rng(2);
-    for p in [0.27, 0.001] {
+    for p in [0.475, 0.27, 0.05, 0.001] {
         let skip = GeometricSkip::new(N, p).unwrap();
         g.bench_function(format!("geometric_skip_p{p}"), |b| {
             b.iter(|| skip.positions(&mut rng).fold(0u64, |acc, i| acc ^ i))
         });
+        // The same trials as packed bits, 64 per call (the dense report's layout).
+        let word = BernoulliWord::at_least(p).unwrap();
+        g.bench_function(format!("bernoulli_word_p{p}"), |b| {
+            b.iter(|| (0..N / 64).fold(0u64, |acc, _| acc ^ word.sample(&mut rng)))
+        });
+        if p < 0.4 && p > 0.01 {
+            continue;
+        }
         g.bench_function(format!("naive_p{p}"), |b| {
             b.iter(|| {
                 let mut acc = 0u64;

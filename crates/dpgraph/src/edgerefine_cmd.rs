@@ -6,10 +6,12 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::Subcommand;
-use edgerefine::report::{Report, is_report, write_report};
+use edgerefine::report::{
+    FlipSampler, Report, ReportHeader, decode_report, is_report, perturb_report,
+};
 use edgerefine::{
-    ArtifactCalibration, CalibratedParams, RefineParams, TieBreak, estimate_edges, perturb,
-    refine_calibrated, refine_with_progress,
+    ArtifactCalibration, CalibratedParams, RefineParams, TieBreak, estimate_edges,
+    refine_bits_with_progress, refine_calibrated, refine_with_progress,
 };
 use graph_core::Graph;
 use graph_core::io::{read_edge_list, write_edge_list};
@@ -80,26 +82,50 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
             let g = read_edge_list(graph)?;
             let source = dp_core::rng::NoiseSource::from_seed(global.seed);
             let mut rng = source.rng(edgerefine::streams::PERTURB, 0)?;
+            let rr = dp_core::mechanisms::RandomizedResponse::binary(*eps)?;
+            let to_report = out.extension().is_some_and(|e| e == "rr");
+            if !to_report {
+                // An edge list of the noisy graph needs 16 bytes per edge: refuse before drawing.
+                let n = g.num_nodes() as f64;
+                let expected = (1.0 - rr.keep_prob()) * n * (n - 1.0) / 2.0;
+                graph_core::limits::check_allocation(
+                    &format!(
+                        "the randomized-response release of {} nodes ({expected:.0} noisy \
+                         edges expected) as an edge list (a `.rr` report needs n²/16 bytes)",
+                        g.num_nodes()
+                    ),
+                    (16.0 * expected) as u64,
+                )?;
+            }
             let t = Instant::now();
-            let noisy = perturb(&g, *eps, &mut rng)?;
+            // Drawn straight into the report's packed body (memory: the report), whatever the
+            // output format, so `.rr` and edge-list outputs hold the same noisy graph.
+            let bytes = perturb_report(&g, &rr, &mut rng)?;
             let secs = t.elapsed().as_secs_f64();
-            let format = if out.extension().is_some_and(|e| e == "rr") {
-                let h = write_report(out, &noisy, *eps)?;
-                match h.encoding {
+            let header = ReportHeader::parse(&bytes)?;
+            let format = if to_report {
+                graph_core::io::write_atomic(out, &bytes)?;
+                match header.encoding {
                     edgerefine::report::Encoding::Dense => "report (dense)",
                     edgerefine::report::Encoding::Sparse => "report (sparse)",
                 }
             } else {
+                let (_, noisy) = decode_report(&bytes)?;
+                drop(bytes);
                 write_edge_list(out, &noisy)?;
                 "edge list"
             };
             emit(
                 global,
                 &json!({
-                    "nodes": noisy.num_nodes(),
-                    "noisy_edges": noisy.num_edges(),
+                    "nodes": header.n,
+                    "noisy_edges": header.edges,
                     "eps": eps,
                     "format": format,
+                    "flip_sampler": match FlipSampler::for_flip(1.0 - rr.keep_prob()) {
+                        FlipSampler::Words => "words (bit-sliced, 64 pairs per draw)",
+                        FlipSampler::Skip => "geometric gaps",
+                    },
                     "seed": global.seed,
                     "noise": source.record(),
                     "perturb_s": secs,
@@ -137,7 +163,7 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                     bins: *bins,
                     seed: global.seed.unwrap_or(0),
                 };
-                let r = refine_calibrated(&g, &params)?;
+                let r = refine_calibrated(&g.into_graph()?, &params)?;
                 write_edge_list(out, &r.graph)?;
                 return emit(
                     global,
@@ -169,12 +195,21 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
             };
             let t = Instant::now();
             let bar = progress_bar(global);
-            let r = refine_with_progress(&g, &params, &mut |done, total| {
+            let mut report = |done: usize, total: usize| {
                 if let Some(b) = &bar {
                     b.set_length(total as u64);
                     b.set_position(done as u64);
                 }
-            });
+            };
+            let r = match g {
+                Noisy::Graph(g) => refine_with_progress(&g, &params, &mut report),
+                // The rows straight from the packed body: no edge list of the noisy graph.
+                Noisy::Dense(rep) => {
+                    let bits = rep.to_bit_adjacency()?;
+                    drop(rep);
+                    refine_bits_with_progress(&bits, &params, &mut report)
+                }
+            };
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
@@ -223,9 +258,40 @@ fn progress_bar(global: Global) -> Option<indicatif::ProgressBar> {
     })
 }
 
+/// The noisy graph as read: decoded into a graph (an edge list, a sparse report), or a dense
+/// report kept as it is (memory-mapped) until the server unpacks its rows.
+enum Noisy {
+    Graph(Graph),
+    Dense(Report),
+}
+
+impl Noisy {
+    fn num_nodes(&self) -> usize {
+        match self {
+            Noisy::Graph(g) => g.num_nodes(),
+            Noisy::Dense(r) => r.header().n as usize,
+        }
+    }
+
+    fn num_edges(&self) -> u64 {
+        match self {
+            Noisy::Graph(g) => g.num_edges() as u64,
+            Noisy::Dense(r) => r.header().edges,
+        }
+    }
+
+    /// The noisy graph as an edge list (the artifact's calibrations need one).
+    fn into_graph(self) -> Result<Graph> {
+        Ok(match self {
+            Noisy::Graph(g) => g,
+            Noisy::Dense(r) => r.to_graph()?,
+        })
+    }
+}
+
 /// Reads the noisy graph: a binary report (by its magic bytes, memory-mapped) or an edge list.
-/// Returns the graph and the ε to use (the report's, which `--eps` must match when given).
-fn load_noisy(path: &std::path::Path, eps: Option<f64>) -> Result<(Graph, f64)> {
+/// Returns it and the ε to use (the report's, which `--eps` must match when given).
+fn load_noisy(path: &std::path::Path, eps: Option<f64>) -> Result<(Noisy, f64)> {
     if is_report(path)? {
         let report = Report::open(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let stored = report.header().eps;
@@ -237,10 +303,13 @@ fn load_noisy(path: &std::path::Path, eps: Option<f64>) -> Result<(Graph, f64)> 
                 path.display()
             );
         }
+        if report.header().encoding == edgerefine::report::Encoding::Dense {
+            return Ok((Noisy::Dense(report), stored));
+        }
         let g = report
             .to_graph()
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        Ok((g, stored))
+        Ok((Noisy::Graph(g), stored))
     } else {
         let Some(eps) = eps else {
             bail!(
@@ -248,19 +317,19 @@ fn load_noisy(path: &std::path::Path, eps: Option<f64>) -> Result<(Graph, f64)> 
                 path.display()
             );
         };
-        Ok((read_edge_list(path)?, eps))
+        Ok((Noisy::Graph(read_edge_list(path)?), eps))
     }
 }
 
 /// The edge count E the budget ⌊k·E⌋ uses, and how it was obtained (for the output).
-fn edge_count(g: &Graph, eps: f64, supplied: Option<u64>) -> Result<(u64, serde_json::Value)> {
+fn edge_count(g: &Noisy, eps: f64, supplied: Option<u64>) -> Result<(u64, serde_json::Value)> {
     if let Some(e) = supplied {
         return Ok((
             e,
             json!({"source": "supplied (--true-edges, the paper's protocol)", "estimate": null}),
         ));
     }
-    let est = estimate_edges(g.num_nodes(), eps, g.num_edges() as u64)?;
+    let est = estimate_edges(g.num_nodes(), eps, g.num_edges())?;
     let source = format!(
         "estimated from the report ({:.1} ± {:.1}{})",
         est.estimate,

@@ -71,3 +71,27 @@ fn a_small_release_still_runs_under_the_same_limit() {
     );
     assert!(out_path.exists());
 }
+
+#[test]
+fn a_dense_report_of_600_million_noisy_edges_fits_in_the_same_limit() {
+    // 50,000 nodes at ε = 0.1: ≈ 5.9·10⁸ noisy edges, which as an edge list would need ≈ 9.5 GB;
+    // the report is drawn straight into its packed body (156 MB).
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.txt");
+    std::fs::write(&g, "# nodes 50000\n0 1\n1 2\n").unwrap();
+    let out_path = d.path().join("noisy.rr");
+    let out = perturb_limited(&g, &out_path, &["--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["format"], "report (dense)");
+    let pairs = 50_000.0 * 49_999.0 / 2.0;
+    let q = 1.0 / (1.0 + 0.1f64.exp());
+    let m = json["noisy_edges"].as_f64().unwrap();
+    assert!(
+        (m - q * pairs).abs() < 5.0 * (pairs * q * (1.0 - q)).sqrt(),
+        "{m}"
+    );
+    let len = std::fs::metadata(&out_path).unwrap().len();
+    assert_eq!(len, 64 + 8 * (pairs as u64).div_ceil(64));
+}

@@ -27,5 +27,6 @@ pub use server::{
     ALL_PAIRS_MAX_NODES, ArtifactCalibration, Backend, CalibratedParams, CalibratedRelease,
     DEFAULT_TILE_ROWS, MAX_NODES, RankBuckets, RefineParams, Release, SelectionPlan, TieBreak,
     Tile, TileContext, TileHistogram, TileOptions, TileSelection, TileValues, TiledRefine, Timings,
-    plan_tiles, refine, refine_all_pairs, refine_calibrated, refine_tiled, refine_with_progress,
+    plan_tiles, refine, refine_all_pairs, refine_bits_with_progress, refine_calibrated,
+    refine_tiled, refine_with_progress,
 };

@@ -361,4 +361,27 @@ impl BitAdjacency {
     pub fn as_words(&self) -> &[u64] {
         &self.bits
     }
+
+    /// Number of bits set in row `u` (the degree of `u`).
+    ///
+    /// # Panics
+    /// When `u >= n`.
+    pub fn degree(&self, u: usize) -> usize {
+        self.row(u).iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Assembles rows already laid out (`n · words_per_row` words, padding bits zero).
+    pub(crate) fn from_parts(n: usize, words_per_row: usize, bits: Vec<u64>) -> Self {
+        debug_assert_eq!(bits.len(), n * words_per_row);
+        Self {
+            n,
+            words_per_row,
+            bits,
+        }
+    }
+
+    /// All words, row-major, for in-place construction within the crate.
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.bits
+    }
 }

@@ -16,6 +16,7 @@ mod node_data;
 pub mod partition;
 pub mod registry;
 mod stats;
+mod upper_triangle;
 
 pub use builder::{DuplicatePolicy, GraphBuilder};
 pub use collection::{GraphDataset, Targets};

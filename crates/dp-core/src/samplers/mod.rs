@@ -3,6 +3,7 @@
 //! | sampler | arithmetic | used by |
 //! |---|---|---|
 //! | [`Bernoulli`] | exact (64-bit integer threshold) | randomized-response keep decisions, Bernoulli trials of releases |
+//! | [`BernoulliWord`] | exact (bit-sliced uniform words, p on the 2⁻³² grid rounded up) | 64 trials per call: dense randomized-response reports |
 //! | [`BernoulliExp`] | exact (integers, rational γ) | the two samplers below |
 //! | [`DiscreteLaplace`] | exact (integers, rational scale) | [`crate::mechanisms::ValidLaplace::release_integer`] |
 //! | [`DiscreteGaussian`] | exact (integers, rational σ²) | [`crate::mechanisms::ValidGaussian::release_integer`] |
@@ -26,6 +27,7 @@
 
 mod bernoulli;
 mod bernoulli_exp;
+mod bernoulli_word;
 mod discrete_gaussian;
 mod discrete_laplace;
 mod geometric_skip;
@@ -33,6 +35,7 @@ mod uniform;
 
 pub use bernoulli::*;
 pub use bernoulli_exp::*;
+pub use bernoulli_word::*;
 pub use discrete_gaussian::*;
 pub use discrete_laplace::*;
 pub use geometric_skip::*;

@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use graph_core::{Graph, GraphBuilder, GraphError};
+use graph_core::{BitAdjacency, Graph, GraphBuilder, GraphError};
 
 use super::checksum::checksum;
 use super::header::{Encoding, HEADER_LEN, MAGIC, ReportFault, ReportHeader, fault, pairs, u64_at};
@@ -136,6 +136,30 @@ impl Report {
     }
 }
 
+impl Report {
+    /// The noisy graph as packed symmetric rows, for [`crate::refine_bits_with_progress`]: a
+    /// dense body is unpacked directly
+    /// ([`graph_core::BitAdjacency::from_upper_triangle`]), without an edge list, so a report of
+    /// billions of noisy edges needs `n²/8` bytes here and not an edge list of them.
+    ///
+    /// # Errors
+    /// As [`Report::to_graph`] (a dense body's count and padding were checked by
+    /// [`Report::open`]); [`crate::EdgeRefineError::Graph`] when the rows do not fit in memory.
+    ///
+    /// # Complexity
+    /// O(n²/64) for a dense body; O(m) plus the rows for a sparse one; memory `n²/8` bytes.
+    pub fn to_bit_adjacency(&self) -> Result<BitAdjacency> {
+        let body = &self.as_bytes()[HEADER_LEN..];
+        match self.header.encoding {
+            Encoding::Dense => Ok(BitAdjacency::from_upper_triangle(
+                self.header.n as usize,
+                body,
+            )?),
+            Encoding::Sparse => Ok(body_to_graph(&self.header, body)?.bit_adjacency()),
+        }
+    }
+}
+
 /// Validates a report held in memory and decodes its noisy graph.
 ///
 /// # Errors
@@ -172,13 +196,21 @@ fn check_dense_count(h: &ReportHeader, body: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// What decoding allocates, for the error when it does not fit.
+fn noisy_graph(h: &ReportHeader) -> String {
+    format!(
+        "the noisy graph of {} nodes ({} noisy edges) as an edge list",
+        h.n, h.edges
+    )
+}
+
 fn body_to_graph(h: &ReportHeader, body: &[u8]) -> Result<Graph> {
     let n = h.n as usize; // checked to fit by ReportHeader::parse
     let mut b = GraphBuilder::new(n)?;
     match h.encoding {
         Encoding::Dense => {
             let words = body.len() / 8;
-            b.reserve(h.edges as usize);
+            b.try_reserve(h.edges as usize, &noisy_graph(h))?;
             let n64 = h.n;
             let (mut row, mut row_start, mut row_end) = (0u64, 0u64, n64.saturating_sub(1));
             for w in 0..words {
@@ -196,7 +228,7 @@ fn body_to_graph(h: &ReportHeader, body: &[u8]) -> Result<Graph> {
             }
         }
         Encoding::Sparse => {
-            b.reserve(h.edges as usize);
+            b.try_reserve(h.edges as usize, &noisy_graph(h))?;
             let mut prev: Option<(u32, u32)> = None;
             for (i, c) in body.chunks_exact(8).enumerate() {
                 let pair = u64_at(c, 0);

@@ -149,8 +149,12 @@ impl ReportHeader {
     }
 
     /// Parses and validates the header of `file` (the whole file) against its length, without
-    /// reading the body or allocating. The checksum is checked by the caller.
-    pub(crate) fn parse(file: &[u8]) -> Result<Self> {
+    /// reading the body or allocating. The checksum is not verified here ([`super::Report::open`]
+    /// and [`super::decode_report`] verify it).
+    ///
+    /// # Errors
+    /// [`crate::EdgeRefineError::Report`] naming the offset of the first bad field.
+    pub fn parse(file: &[u8]) -> Result<Self> {
         let len = file.len() as u64;
         if file.len() < HEADER_LEN {
             // Name the magic if even that is wrong: a text file is "not a report", not truncated.

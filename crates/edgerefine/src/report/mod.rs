@@ -42,11 +42,13 @@ mod checksum;
 mod decode;
 mod encode;
 mod header;
+mod sample;
 
 pub use checksum::checksum;
 pub use decode::{Report, decode_report, is_report};
 pub use encode::{encode_report, write_report};
 pub use header::{Encoding, HEADER_LEN, MAGIC, ReportFault, ReportHeader, VERSION};
+pub use sample::{FlipSampler, WORD_SAMPLER_MIN_FLIP, perturb_report};
 
 #[cfg(test)]
 mod tests;

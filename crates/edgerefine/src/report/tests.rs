@@ -38,6 +38,7 @@ fn round_trip_dense_and_sparse_through_a_file() {
         assert_eq!(*r.header(), h);
         assert_eq!(r.header().edges, g.num_edges() as u64);
         assert_eq!(r.to_graph().unwrap(), g);
+        assert_eq!(r.to_bit_adjacency().unwrap(), g.bit_adjacency(), "n = {n}");
         let (h2, g2) = decode_report(r.as_bytes()).unwrap();
         assert_eq!((h2, g2), (h, g));
     }

@@ -17,7 +17,7 @@ pub use tiled::{
 
 use std::time::Instant;
 
-use graph_core::Graph;
+use graph_core::{BitAdjacency, Graph};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -470,10 +470,25 @@ pub fn refine_tiled(
             reason: "must be at least 1",
         });
     }
-    let mut coordinator = TiledRefine::new(n, params)?;
+    // Validate before building the packed rows.
+    TiledRefine::new(n, params)?;
     let t0 = Instant::now();
     let ctx = TileContext::new(noisy, options.backend);
-    let tiles = plan_tiles(n, options.tile_rows);
+    refine_tiles(&ctx, params, options.tile_rows, t0, progress)
+}
+
+/// The three passes of [`refine_tiled`] over a prepared [`TileContext`]; `t0` is when the
+/// context started being built (its time is reported as `jaccard_s`).
+fn refine_tiles(
+    ctx: &TileContext<'_>,
+    params: &RefineParams,
+    tile_rows: usize,
+    t0: Instant,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Release> {
+    let n = ctx.num_nodes();
+    let mut coordinator = TiledRefine::new(n, params)?;
+    let tiles = plan_tiles(n, tile_rows);
     let mut meter = Meter::new(progress, 3 * tiles.len());
     let jaccard_s = t0.elapsed().as_secs_f64();
 
@@ -483,7 +498,7 @@ pub fn refine_tiled(
         &tiles,
         &mut meter,
         |_| 1,
-        |t| t.histogram(&ctx),
+        |t| t.histogram(ctx),
         |h| hist.merge(&h),
     );
     let rank = coordinator.rank_buckets(&hist)?;
@@ -493,7 +508,7 @@ pub fn refine_tiled(
         &tiles,
         &mut meter,
         |_| 1,
-        |t| t.values(&ctx, &rank),
+        |t| t.values(ctx, &rank),
         |v| vals.merge(v),
     );
     let plan = coordinator.selection_plan(&vals)?;
@@ -506,13 +521,12 @@ pub fn refine_tiled(
         &tiles,
         &mut meter,
         |_| 1,
-        |t| t.select(&ctx, &plan),
+        |t| t.select(ctx, &plan),
         |s| match &mut sel {
             Some(acc) => acc.merge(s),
             None => sel = Some(s),
         },
     );
-    drop(ctx);
     let mut release = coordinator.finish(sel)?;
     release.timings = Timings {
         jaccard_s,
@@ -592,6 +606,49 @@ pub fn refine_with_progress(
         oracle::refine_oracle_with(noisy, params, progress)
     } else {
         refine_tiled(noisy, params, &TileOptions::default(), progress)
+    }
+}
+
+/// [`refine_with_progress`] over the noisy graph's packed rows (a dense report read with
+/// [`crate::report::Report::to_bit_adjacency`]), without its edge list: the all-pairs server up
+/// to [`ALL_PAIRS_MAX_NODES`] nodes, the tiled server's dense backend above. The release is
+/// [`refine`]'s on the graph with these rows, byte for byte.
+///
+/// # Errors
+/// As [`refine`].
+///
+/// # Privacy
+/// As [`refine`]: post-processing.
+///
+/// # Complexity
+/// As [`refine`] with the dense backend; memory: the rows given (`n²/8` bytes) plus the
+/// all-pairs counts (`n²` bytes) up to [`ALL_PAIRS_MAX_NODES`] nodes, or O(tile) per thread
+/// above, plus the release.
+///
+/// ```
+/// use edgerefine::{RefineParams, perturb, refine, refine_bits_with_progress};
+/// use graph_core::generate::erdos_renyi;
+///
+/// let mut rng = dp_core::rng::seeded_rng(7);
+/// let g = erdos_renyi(300, 0.05, &mut rng)?;
+/// let noisy = perturb(&g, 2.0, &mut rng)?;
+/// let params = RefineParams::new(2.0, g.num_edges() as u64);
+/// let from_bits = refine_bits_with_progress(&noisy.bit_adjacency(), &params, &mut |_, _| {})?;
+/// assert_eq!(from_bits.graph, refine(&noisy, &params)?.graph);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn refine_bits_with_progress(
+    noisy: &BitAdjacency,
+    params: &RefineParams,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Release> {
+    if noisy.num_nodes() <= ALL_PAIRS_MAX_NODES {
+        oracle::refine_oracle_bits(noisy, params, progress)
+    } else {
+        TiledRefine::new(noisy.num_nodes(), params)?;
+        let t0 = Instant::now();
+        let ctx = TileContext::from_bits(noisy);
+        refine_tiles(&ctx, params, DEFAULT_TILE_ROWS, t0, progress)
     }
 }
 

@@ -218,8 +218,23 @@ pub(crate) fn refine_oracle_with(
     params: &RefineParams,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Release> {
+    if noisy.num_nodes() > ALL_PAIRS_MAX_NODES {
+        return Err(EdgeRefineError::TooLarge {
+            n: noisy.num_nodes(),
+            max: ALL_PAIRS_MAX_NODES,
+        });
+    }
+    refine_oracle_bits(&noisy.bit_adjacency(), params, progress)
+}
+
+/// [`refine_oracle_with`] over packed rows (degrees from their popcounts).
+pub(crate) fn refine_oracle_bits(
+    bits: &BitAdjacency,
+    params: &RefineParams,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Release> {
     params.validate()?;
-    let n = noisy.num_nodes();
+    let n = bits.num_nodes();
     if n > ALL_PAIRS_MAX_NODES {
         return Err(EdgeRefineError::TooLarge {
             n,
@@ -231,14 +246,13 @@ pub(crate) fn refine_oracle_with(
 
     let t0 = Instant::now();
     let mut meter = Meter::new(progress, 4 * total as usize);
-    let bits = noisy.bit_adjacency();
-    let counts = common_neighbors(&bits, &mut |pairs| meter.add(pairs));
-    let degree: Vec<u32> = noisy.degrees().map(|d| d as u32).collect();
+    let counts = common_neighbors(bits, &mut |pairs| meter.add(pairs));
+    let degree: Vec<u32> = (0..n).map(|u| bits.degree(u) as u32).collect();
     let pairs = Pairs {
         n,
         counts: &counts,
         degree: &degree,
-        bits: &bits,
+        bits,
     };
     let jaccard_s = t0.elapsed().as_secs_f64();
 

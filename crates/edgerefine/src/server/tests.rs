@@ -228,6 +228,21 @@ fn check_against_oracle(g: &Graph, p: &RefineParams, tiles: &[usize], backends: 
             ..p.clone()
         };
         let want = oracle::refine_oracle(g, &p).unwrap();
+        // From packed rows alone (a dense report): both servers.
+        let bits = g.bit_adjacency();
+        let from_bits = refine_bits_with_progress(&bits, &p, &mut |_, _| {}).unwrap();
+        assert_same(
+            &from_bits,
+            &want,
+            &format!("bits n={} {tb:?}", g.num_nodes()),
+        );
+        let ctx = TileContext::from_bits(&bits);
+        assert!(ctx.is_dense());
+        for &tile_rows in tiles {
+            let got = refine_tiles(&ctx, &p, tile_rows, Instant::now(), &mut |_, _| {}).unwrap();
+            let what = format!("bits n={} {tb:?} tile={tile_rows}", g.num_nodes());
+            assert_same(&got, &want, &what);
+        }
         for &tile_rows in tiles {
             for &backend in backends {
                 let opts = TileOptions { tile_rows, backend };

@@ -35,13 +35,22 @@ graph_core::choice_enum! {
     }
 }
 
-/// Read access to the noisy graph shared by all tiles: the graph, its degrees, and the packed
-/// rows for the dense backend.
+/// Read access to the noisy graph shared by all tiles: its degrees, and either its packed rows
+/// (dense backend) or the graph's neighbour lists (sparse backend).
 #[derive(Debug)]
 pub struct TileContext<'a> {
-    graph: Cow<'a, Graph>,
+    n: usize,
     degree: Vec<u32>,
-    bits: Option<BitAdjacency>,
+    rows: Rows<'a>,
+}
+
+/// How a [`TileContext`] reads the noisy graph.
+#[derive(Debug)]
+enum Rows<'a> {
+    /// Bit-packed rows (the dense backend).
+    Bits(Cow<'a, BitAdjacency>),
+    /// Sorted neighbour lists (the sparse backend).
+    Lists(Cow<'a, Graph>),
 }
 
 impl<'a> TileContext<'a> {
@@ -63,6 +72,20 @@ impl<'a> TileContext<'a> {
         TileContext::with(Cow::Owned(graph), backend)
     }
 
+    /// The dense backend over packed rows already built (a dense report read with
+    /// [`crate::report::Report::to_bit_adjacency`]): no edge list is needed.
+    ///
+    /// # Complexity
+    /// O(n²/64) to count the degrees; no further memory but `4n` bytes of degrees.
+    pub fn from_bits(bits: &'a BitAdjacency) -> Self {
+        let n = bits.num_nodes();
+        Self {
+            n,
+            degree: (0..n).map(|u| bits.degree(u) as u32).collect(),
+            rows: Rows::Bits(Cow::Borrowed(bits)),
+        }
+    }
+
     fn with(graph: Cow<'a, Graph>, backend: Backend) -> Self {
         let n = graph.num_nodes();
         let degree: Vec<u32> = graph.degrees().map(|d| d as u32).collect();
@@ -77,21 +100,22 @@ impl<'a> TileContext<'a> {
                 8.0 * wedges > words
             }
         };
-        Self {
-            bits: dense.then(|| graph.bit_adjacency()),
-            graph,
-            degree,
-        }
+        let rows = if dense {
+            Rows::Bits(Cow::Owned(graph.bit_adjacency()))
+        } else {
+            Rows::Lists(graph)
+        };
+        Self { n, degree, rows }
     }
 
     /// Number of nodes.
     pub fn num_nodes(&self) -> usize {
-        self.graph.num_nodes()
+        self.n
     }
 
     /// Whether the dense (bit-packed) backend is used.
     pub fn is_dense(&self) -> bool {
-        self.bits.is_some()
+        matches!(self.rows, Rows::Bits(_))
     }
 }
 
@@ -150,28 +174,30 @@ impl Tile {
         let (c0, c1) = (self.cols.start, self.cols.end);
         let width = self.cols.len();
         let mut skipped = 0u64;
-        if let Some(bits) = &ctx.bits {
-            let mut counts = vec![0u32; self.rows.len() * width];
-            block_counts(bits, self.rows.clone(), self.cols.clone(), &mut counts);
-            for i in self.rows.clone() {
-                let row = bits.row(i);
-                let line = &counts[(i - self.rows.start) * width..][..width];
-                for j in c0.max(i + 1)..c1 {
-                    let c = line[j - c0];
-                    let e = row[j / 64] >> (j % 64) & 1 == 1;
-                    if c == 0 && !e && !zeros {
-                        skipped += 1;
-                        continue;
+        let g: &Graph = match &ctx.rows {
+            Rows::Lists(g) => g,
+            Rows::Bits(bits) => {
+                let mut counts = vec![0u32; self.rows.len() * width];
+                block_counts(bits, self.rows.clone(), self.cols.clone(), &mut counts);
+                for i in self.rows.clone() {
+                    let row = bits.row(i);
+                    let line = &counts[(i - self.rows.start) * width..][..width];
+                    for j in c0.max(i + 1)..c1 {
+                        let c = line[j - c0];
+                        let e = row[j / 64] >> (j % 64) & 1 == 1;
+                        if c == 0 && !e && !zeros {
+                            skipped += 1;
+                            continue;
+                        }
+                        f(i, j, jaccard(c, deg[i], deg[j]), e);
                     }
-                    f(i, j, jaccard(c, deg[i], deg[j]), e);
                 }
+                return skipped;
             }
-            return skipped;
-        }
+        };
         // Sparse: per row, common neighbours by wedges i–w–j, then the row's edges.
         const EDGE: u8 = 1;
         const SEEN: u8 = 2;
-        let g: &Graph = &ctx.graph;
         let mut acc = vec![0u32; width];
         let mut mark = vec![0u8; width];
         let mut touched: Vec<usize> = Vec::new();

@@ -6,9 +6,13 @@
 //! - `cli`: `dpgraph edgerefine perturb --out noisy.rr` then `dpgraph edgerefine refine` (no
 //!   `--true-edges`), two processes, file I/O included;
 //! - `numpy`: `benches/numpy/edgerefine.py` perturb then refine (a plain numpy implementation
-//!   of the same steps, two processes; skipped with a message when the Python has no numpy).
+//!   of the same steps, `A @ A`, two processes; skipped with a message when the Python has no
+//!   numpy);
+//! - `numpy_blocked`: the same script's perturb then `refine --blocked` (one BLAS GEMM per block
+//!   of rows over the upper triangle only: half the multiply-adds, the fastest numpy version we
+//!   could write).
 //!
-//! Then a parity check: the numpy refine and `dpgraph edgerefine refine --tie-break reference`
+//! Then a parity check: both numpy refines and `dpgraph edgerefine refine --tie-break reference`
 //! on the same noisy graph (the CLI's, as text) with the same `E` must release the same edges.
 //! Medians and ratios go to stdout and to `<out>/edgerefine_e2e.{json,md}`.
 
@@ -110,7 +114,7 @@ fn measure(
     write_edge_list(&graph, &g)?;
     let s = |p: &Path| p.display().to_string();
     let (eps, k) = (a.eps.to_string(), a.k.to_string());
-    let mut times: [Vec<f64>; 3] = Default::default();
+    let mut times: [Vec<f64>; 4] = Default::default();
     for rep in 0..a.reps {
         let seed = (rep + 1).to_string();
         let t = Instant::now();
@@ -157,6 +161,32 @@ fn measure(
                 &s(&work.join("release_np.txt")),
             ]))?;
             times[2].push(t.elapsed().as_secs_f64());
+
+            let t = Instant::now();
+            exec(Command::new(&a.python).arg(script).args([
+                "perturb",
+                "--graph",
+                &s(&graph),
+                "--eps",
+                &eps,
+                "--out",
+                &s(&npy),
+                "--seed",
+                &seed,
+            ]))?;
+            exec(Command::new(&a.python).arg(script).args([
+                "refine",
+                "--blocked",
+                "--noisy",
+                &s(&npy),
+                "--eps",
+                &eps,
+                "--k",
+                &k,
+                "--out",
+                &s(&work.join("release_np_blocked.txt")),
+            ]))?;
+            times[3].push(t.elapsed().as_secs_f64());
         }
         eprintln!(
             "bench-e2e rep {}/{}: library {:.2} s, cli {:.2} s{}",
@@ -166,7 +196,8 @@ fn measure(
             times[1][rep],
             times[2]
                 .get(rep)
-                .map(|x| format!(", numpy {x:.2} s"))
+                .zip(times[3].get(rep))
+                .map(|(x, y)| format!(", numpy {x:.2} s, numpy blocked {y:.2} s"))
                 .unwrap_or_default()
         );
     }
@@ -184,10 +215,15 @@ fn measure(
         "reps": a.reps,
         "threads": std::thread::available_parallelism().map(|x| x.get()).unwrap_or(1),
         "revision": crate::git_revision(),
-        "seconds": {"library": times[0], "cli": times[1], "numpy": times[2]},
-        "median_s": {"library": med[0], "cli": med[1], "numpy": med[2]},
+        "seconds": {
+            "library": times[0], "cli": times[1], "numpy": times[2], "numpy_blocked": times[3],
+        },
+        "median_s": {
+            "library": med[0], "cli": med[1], "numpy": med[2], "numpy_blocked": med[3],
+        },
         "cli_over_library": ratio(med[1], med[0]),
         "numpy_over_cli": ratio(med[2], med[1]),
+        "numpy_blocked_over_cli": ratio(med[3], med[1]),
         "parity_reference_tie_break": parity,
     }))
 }
@@ -256,16 +292,33 @@ fn parity(
         "--out",
         &s(&np),
     ]))?;
-    let (r, p) = (read_edge_list(&rust)?, read_edge_list(&np)?);
-    let same = r == p;
-    if !same {
-        bail!(
-            "numpy and dpgraph releases differ on the same noisy graph ({} vs {} edges)",
-            p.num_edges(),
-            r.num_edges()
-        );
+    let np_blocked = work.join("parity_np_blocked.txt");
+    exec(Command::new(&a.python).arg(script).args([
+        "refine",
+        "--blocked",
+        "--noisy",
+        &s(&noisy),
+        "--eps",
+        &eps,
+        "--k",
+        &k,
+        "--true-edges",
+        &e,
+        "--out",
+        &s(&np_blocked),
+    ]))?;
+    let r = read_edge_list(&rust)?;
+    for (what, path) in [("numpy", &np), ("numpy --blocked", &np_blocked)] {
+        let p = read_edge_list(path)?;
+        if r != p {
+            bail!(
+                "{what} and dpgraph releases differ on the same noisy graph ({} vs {} edges)",
+                p.num_edges(),
+                r.num_edges()
+            );
+        }
     }
-    Ok(json!({"released_edges": r.num_edges(), "identical": same}))
+    Ok(json!({"released_edges": r.num_edges(), "identical": true}))
 }
 
 /// Runs a command to completion, its stdout discarded; a failure is an error with its stderr.
@@ -313,9 +366,11 @@ fn markdown(r: &serde_json::Value) -> String {
          | variant | median s |\n|---|---|\n\
          | library perturb + refine (in memory) | {} |\n\
          | CLI perturb → .rr → refine (2 processes, file I/O) | {} |\n\
-         | numpy script (2 processes, .npy) | {} |\n\n\
-         CLI / library: **{}** (target ≤ 1.5); numpy / CLI: **{}** (target ≥ 7).\n\
-         numpy vs dpgraph `--tie-break reference` on the same noisy graph: {}\n",
+         | numpy script, `A @ A` (2 processes, .npy) | {} |\n\
+         | numpy script, `--blocked` GEMM over the upper triangle (2 processes, .npy) | {} |\n\n\
+         CLI / library: **{}** (target ≤ 1.5); numpy / CLI: **{}**; numpy blocked / CLI: **{}** \
+         (target ≥ 8).\n\
+         Both numpy refines vs dpgraph `--tie-break reference` on the same noisy graph: {}\n",
         r["n"],
         r["true_edges"],
         r["eps"],
@@ -326,8 +381,10 @@ fn markdown(r: &serde_json::Value) -> String {
         cell(&r["median_s"]["library"]),
         cell(&r["median_s"]["cli"]),
         cell(&r["median_s"]["numpy"]),
+        cell(&r["median_s"]["numpy_blocked"]),
         cell(&r["cli_over_library"]),
         cell(&r["numpy_over_cli"]),
+        cell(&r["numpy_blocked_over_cli"]),
         if r["parity_reference_tie_break"].is_null() {
             "not checked (no numpy)".to_string()
         } else {

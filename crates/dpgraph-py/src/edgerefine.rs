@@ -17,8 +17,9 @@ pub(crate) fn noise_rng(seed: Option<u64>, purpose: &str) -> PyResult<rand_chach
 /// perturb(graph, eps, seed=None) -> Graph
 ///
 /// The data owner's ε-edge randomized response on every pair of the upper triangle (ε-edge
-/// local DP). Without `seed`, noise comes from the OS CSPRNG; with it, the output equals
-/// `dpgraph --seed SEED edgerefine perturb`. Releases the GIL.
+/// local DP), drawn as the CLI draws it (`edgerefine::report::perturb_report`: into the packed
+/// report, 64 pairs per draw at ε ≤ ln 7). Without `seed`, noise comes from the OS CSPRNG;
+/// with it, the output equals `dpgraph --seed SEED edgerefine perturb`. Releases the GIL.
 #[pyfunction]
 #[pyo3(signature = (graph, eps, seed=None))]
 pub(crate) fn perturb(
@@ -29,7 +30,13 @@ pub(crate) fn perturb(
 ) -> PyResult<Graph> {
     let mut r = noise_rng(seed, edgerefine::streams::PERTURB)?;
     let g = &graph.inner;
-    let inner = py.detach(|| guard(|| edgerefine::perturb(g, eps, &mut r)))?;
+    let inner = py.detach(|| {
+        guard(|| {
+            let rr = dp_core::mechanisms::RandomizedResponse::binary(eps)?;
+            let bytes = edgerefine::report::perturb_report(g, &rr, &mut r)?;
+            edgerefine::report::decode_report(&bytes).map(|(_, noisy)| noisy)
+        })
+    })?;
     Ok(Graph { inner })
 }
 

@@ -225,7 +225,10 @@ mod tests {
         let complete: Vec<(u32, u32)> = (0..5u32)
             .flat_map(|i| (i + 1..5).map(move |j| (i, j)))
             .collect();
-        assert_eq!(bits, Graph::from_edges(5, &complete).unwrap().bit_adjacency());
+        assert_eq!(
+            bits,
+            Graph::from_edges(5, &complete).unwrap().bit_adjacency()
+        );
         assert!(matches!(
             BitAdjacency::from_upper_triangle(5, &[0xFF]),
             Err(GraphError::InvalidParam { name: "body", .. })

@@ -1,7 +1,7 @@
 //! The server's refine step on noisy graphs of Cora's size (n = 2,708 at ε = 1) and of
 //! n = 10,000 (ε = 1 and ε = 3), the tiled refine against the pre-tiling all-pairs server
-//! (`refine_all_pairs`, what `refine` uses up to 65,536 nodes) at n = 10,000 (after checking that both releases are
-//! the same), and the client's perturb step on n = 100,000, m = 1e6, ε = 3.
+//! (`refine_all_pairs`, what `refine` uses up to 65,536 nodes) at n = 10,000, ε = 1 and ε = 3
+//! (after checking that both releases are the same), and the client's perturb step on n = 100,000, m = 1e6, ε = 3.
 //! Run: `cargo bench -p edgerefine --bench refine`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -46,35 +46,41 @@ fn perturb_bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// Tiled (default tiles, and tiles of 2,048 rows) against all pairs at n = 10,000, ε = 1.
+/// Tiled (default tiles, and tiles of 2,048 rows) against all pairs at n = 10,000, ε = 1 and
+/// ε = 3, after checking that both give the same release.
 fn tiled_vs_all_pairs(c: &mut Criterion) {
     let mut g = c.benchmark_group("tiled_vs_all_pairs");
     g.sample_size(10);
-    let (noisy, e) = noisy(10_000, 20_000.0, 1.0);
-    for tb in [TieBreak::Default, TieBreak::Reference] {
-        let p = RefineParams {
-            tie_break: tb,
-            ..RefineParams::new(1.0, e)
+    for eps in [1.0, 3.0] {
+        let (noisy, e) = noisy(10_000, 20_000.0, eps);
+        let tiled = |p: &RefineParams, opts: &TileOptions| {
+            refine_tiled(&noisy, p, opts, &mut |_, _| {}).expect("tiled")
         };
-        let a = refine(&noisy, &p).expect("tiled");
-        let b = refine_all_pairs(&noisy, &p).expect("all pairs");
-        assert_eq!(a.graph, b.graph, "same release ({tb:?})");
-        assert_eq!(a.bin_edges, b.bin_edges, "same bins ({tb:?})");
+        for tb in [TieBreak::Default, TieBreak::Reference] {
+            let p = RefineParams {
+                tie_break: tb,
+                ..RefineParams::new(eps, e)
+            };
+            let a = tiled(&p, &TileOptions::default());
+            let b = refine_all_pairs(&noisy, &p).expect("all pairs");
+            assert_eq!(a.graph, b.graph, "same release ({tb:?})");
+            assert_eq!(a.bin_edges, b.bin_edges, "same bins ({tb:?})");
+        }
+        let p = RefineParams::new(eps, e);
+        g.bench_function(format!("all pairs n=10000 eps={eps}"), |b| {
+            b.iter(|| refine_all_pairs(&noisy, &p).expect("refine"))
+        });
+        g.bench_function(format!("tiled n=10000 eps={eps}"), |b| {
+            b.iter(|| tiled(&p, &TileOptions::default()))
+        });
+        let opts = TileOptions {
+            tile_rows: 2048,
+            ..TileOptions::default()
+        };
+        g.bench_function(format!("tiled 2048 n=10000 eps={eps}"), |b| {
+            b.iter(|| tiled(&p, &opts))
+        });
     }
-    let p = RefineParams::new(1.0, e);
-    g.bench_function("all pairs n=10000 eps=1", |b| {
-        b.iter(|| refine_all_pairs(&noisy, &p).expect("refine"))
-    });
-    g.bench_function("tiled n=10000 eps=1", |b| {
-        b.iter(|| refine(&noisy, &p).expect("refine"))
-    });
-    let opts = TileOptions {
-        tile_rows: 2048,
-        ..TileOptions::default()
-    };
-    g.bench_function("tiled 2048 n=10000 eps=1", |b| {
-        b.iter(|| refine_tiled(&noisy, &p, &opts, &mut |_, _| {}).expect("refine"))
-    });
     g.finish();
 }
 

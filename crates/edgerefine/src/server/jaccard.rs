@@ -167,6 +167,27 @@ fn tile_with(
     }
 }
 
+/// A cell of [`block_counts`]'s output: `u32`, or `u16` where the caller knows counts stay
+/// below 2¹⁶ (at most n − 2 common neighbours).
+pub(crate) trait CountCell: Copy {
+    /// The count as stored.
+    fn from_count(c: u32) -> Self;
+}
+
+impl CountCell for u32 {
+    #[inline(always)]
+    fn from_count(c: u32) -> Self {
+        c
+    }
+}
+
+impl CountCell for u16 {
+    #[inline(always)]
+    fn from_count(c: u32) -> Self {
+        c as u16
+    }
+}
+
 /// `|N(i) ∩ N(j)|` for the pairs `i < j` of a block of rows `rows` × columns `cols`, written to
 /// `out[(i − rows.start) · cols.len() + (j − cols.start)]` (entries with `j <= i` are left as
 /// they are). Same kernels (AVX2 / popcnt / portable) as [`common_neighbors`].
@@ -176,11 +197,11 @@ fn tile_with(
 ///
 /// # Complexity
 /// `rows.len() · cols.len() · n / 64` word operations; no allocation.
-pub(crate) fn block_counts(
+pub(crate) fn block_counts<T: CountCell>(
     bits: &BitAdjacency,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
-    out: &mut [u32],
+    out: &mut [T],
 ) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -197,11 +218,11 @@ pub(crate) fn block_counts(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn block_avx2(
+unsafe fn block_avx2<T: CountCell>(
     bits: &BitAdjacency,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
-    out: &mut [u32],
+    out: &mut [T],
 ) {
     block_with(bits, rows, cols, out, |a, b| {
         // SAFETY: this function only runs on CPUs with AVX2 (checked by the caller).
@@ -211,11 +232,11 @@ unsafe fn block_avx2(
 
 /// The block loop: [`TILE`] rows at a time, each streamed column row combined with them.
 #[inline(always)]
-fn block_with(
+fn block_with<T: CountCell>(
     bits: &BitAdjacency,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
-    out: &mut [u32],
+    out: &mut [T],
     count: impl Fn(&[u64], &[u64]) -> u32,
 ) {
     let width = cols.len();
@@ -230,7 +251,7 @@ fn block_with(
                 if i >= j {
                     break;
                 }
-                out[(i - rows.start) * width + (j - cols.start)] = count(ri, rj);
+                out[(i - rows.start) * width + (j - cols.start)] = T::from_count(count(ri, rj));
             }
         }
         i0 = i1;

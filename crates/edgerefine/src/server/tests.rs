@@ -364,3 +364,25 @@ fn tiled_at_20k_nodes_equals_all_pairs_for_every_tile_size() {
         assert!(a.k_real > 0 && a.k_fake > 0);
     }
 }
+
+#[test]
+fn the_tiled_server_keeps_dense_counts_only_where_they_fit() {
+    let g = erdos_renyi(300, 0.3, &mut dp_core::rng::seeded_rng(1)).unwrap();
+    let tiles = plan_tiles(300, 64);
+    assert!(keeps_counts(&TileContext::new(&g, Backend::Dense), &tiles));
+    assert!(!keeps_counts(
+        &TileContext::new(&g, Backend::Sparse),
+        &tiles
+    ));
+    // Kept or recounted, the passes give the same tile results.
+    let ctx = TileContext::new(&g, Backend::Dense);
+    for t in &tiles {
+        let mut slot = None;
+        let kept = t.histogram_with(&ctx, Counts::Keep(&mut slot));
+        let fresh = t.histogram(&ctx);
+        assert_eq!(kept.pairs, fresh.pairs);
+        assert_eq!(kept.noisy, fresh.noisy);
+        let again = t.histogram_with(&ctx, Counts::Cached(slot.as_deref().unwrap()));
+        assert_eq!(again.pairs, fresh.pairs);
+    }
+}

@@ -152,6 +152,33 @@ pub fn plan_tiles(n: usize, tile_rows: usize) -> Vec<Tile> {
         .collect()
 }
 
+/// A tile's counts as the dense loop reads them.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Wide(&'a [u32]),
+    Narrow(&'a [u16]),
+}
+
+impl Source<'_> {
+    #[inline]
+    fn at(self, k: usize) -> u32 {
+        match self {
+            Source::Wide(c) => c[k],
+            Source::Narrow(c) => u32::from(c[k]),
+        }
+    }
+}
+
+/// Where the dense backend's common-neighbour counts of a tile come from.
+pub(crate) enum Counts<'a> {
+    /// Computed for this pass and dropped.
+    Compute,
+    /// Computed, then kept (as `u16`: the caller guarantees counts below 2¹⁶) for later passes.
+    Keep(&'a mut Option<Vec<u16>>),
+    /// Kept by an earlier pass over the same tile.
+    Cached(&'a [u16]),
+}
+
 impl Tile {
     /// Number of pairs `i < j` in the tile.
     pub fn num_pairs(&self) -> u64 {
@@ -164,37 +191,58 @@ impl Tile {
     /// Calls `f(i, j, similarity, is_noisy_edge)` for the pairs of the tile; pairs without a
     /// common neighbour and without an edge (similarity 0) are visited only when `zeros` is set,
     /// and otherwise counted in the returned number (the sparse backend never looks at them).
-    fn visit(
+    /// The dense backend's common-neighbour counts are computed, computed and kept, or read
+    /// from an earlier pass (see [`Counts`]); the sparse backend ignores `counts`.
+    fn visit_counts(
         &self,
         ctx: &TileContext<'_>,
         zeros: bool,
+        counts: Counts<'_>,
         mut f: impl FnMut(usize, usize, f64, bool),
     ) -> u64 {
         let deg = &ctx.degree;
         let (c0, c1) = (self.cols.start, self.cols.end);
         let width = self.cols.len();
-        let mut skipped = 0u64;
         let g: &Graph = match &ctx.rows {
             Rows::Lists(g) => g,
             Rows::Bits(bits) => {
-                let mut counts = vec![0u32; self.rows.len() * width];
-                block_counts(bits, self.rows.clone(), self.cols.clone(), &mut counts);
-                for i in self.rows.clone() {
-                    let row = bits.row(i);
-                    let line = &counts[(i - self.rows.start) * width..][..width];
-                    for j in c0.max(i + 1)..c1 {
-                        let c = line[j - c0];
-                        let e = row[j / 64] >> (j % 64) & 1 == 1;
-                        if c == 0 && !e && !zeros {
-                            skipped += 1;
-                            continue;
+                let mut dense = |src: Source<'_>| {
+                    let mut skipped = 0u64;
+                    for i in self.rows.clone() {
+                        let row = bits.row(i);
+                        let base = (i - self.rows.start) * width;
+                        for j in c0.max(i + 1)..c1 {
+                            let c = src.at(base + j - c0);
+                            let e = row[j / 64] >> (j % 64) & 1 == 1;
+                            if c == 0 && !e && !zeros {
+                                skipped += 1;
+                                continue;
+                            }
+                            f(i, j, jaccard(c, deg[i], deg[j]), e);
                         }
-                        f(i, j, jaccard(c, deg[i], deg[j]), e);
                     }
-                }
-                return skipped;
+                    skipped
+                };
+                let cells = self.rows.len() * width;
+                return match counts {
+                    Counts::Compute => {
+                        let mut wide = vec![0u32; cells];
+                        block_counts(bits, self.rows.clone(), self.cols.clone(), &mut wide);
+                        dense(Source::Wide(&wide))
+                    }
+                    Counts::Keep(slot) => {
+                        // Counts are at most n − 2, which the caller keeps below 2¹⁶.
+                        let mut kept = vec![0u16; cells];
+                        block_counts(bits, self.rows.clone(), self.cols.clone(), &mut kept);
+                        let skipped = dense(Source::Narrow(&kept));
+                        *slot = Some(kept);
+                        skipped
+                    }
+                    Counts::Cached(kept) => dense(Source::Narrow(kept)),
+                };
             }
         };
+        let mut skipped = 0u64;
         // Sparse: per row, common neighbours by wedges i–w–j, then the row's edges.
         const EDGE: u8 = 1;
         const SEEN: u8 = 2;
@@ -263,8 +311,17 @@ impl Tile {
     /// the wedges of the tile's rows, memory `5 · cols` bytes. Plus `16 (BUCKETS + 1)` bytes of
     /// result.
     pub fn histogram(&self, ctx: &TileContext<'_>) -> TileHistogram {
+        self.histogram_with(ctx, Counts::Compute)
+    }
+
+    /// [`Tile::histogram`] with the counts' source given.
+    pub(crate) fn histogram_with(
+        &self,
+        ctx: &TileContext<'_>,
+        counts: Counts<'_>,
+    ) -> TileHistogram {
         let mut h = TileHistogram::empty();
-        let zeros = self.visit(ctx, false, |_, _, s, e| {
+        let zeros = self.visit_counts(ctx, false, counts, |_, _, s, e| {
             let b = bucket(s);
             h.pairs[b] += 1;
             h.noisy[b] += u64::from(e);
@@ -279,9 +336,19 @@ impl Tile {
     /// # Complexity
     /// As [`Tile::histogram`], plus the distinct values found.
     pub fn values(&self, ctx: &TileContext<'_>, rank: &RankBuckets) -> TileValues {
+        self.values_with(ctx, rank, Counts::Compute)
+    }
+
+    /// [`Tile::values`] with the counts' source given.
+    pub(crate) fn values_with(
+        &self,
+        ctx: &TileContext<'_>,
+        rank: &RankBuckets,
+        counts: Counts<'_>,
+    ) -> TileValues {
         let need = &rank.buckets;
         let mut v = TileValues::empty(rank);
-        let zeros = self.visit(ctx, false, |_, _, s, e| {
+        let zeros = self.visit_counts(ctx, false, counts, |_, _, s, e| {
             if let Ok(k) = need.binary_search(&bucket(s)) {
                 let c = v.values[k].entry(s.to_bits()).or_default();
                 c.0 += 1;
@@ -301,6 +368,16 @@ impl Tile {
     /// As [`Tile::histogram`] (all pairs of the tile when pairs of similarity 0 are candidates),
     /// plus the taken pairs and `O(take · log take)` for the bounded heaps.
     pub fn select(&self, ctx: &TileContext<'_>, plan: &SelectionPlan) -> TileSelection {
+        self.select_with(ctx, plan, Counts::Compute)
+    }
+
+    /// [`Tile::select`] with the counts' source given.
+    pub(crate) fn select_with(
+        &self,
+        ctx: &TileContext<'_>,
+        plan: &SelectionPlan,
+        counts: Counts<'_>,
+    ) -> TileSelection {
         let n = ctx.num_nodes();
         let mut out = TileSelection {
             take: plan.take,
@@ -310,7 +387,7 @@ impl Tile {
                 std::collections::BinaryHeap::new(),
             ],
         };
-        self.visit(ctx, plan.zeros, |i, j, s, e| {
+        self.visit_counts(ctx, plan.zeros, counts, |i, j, s, e| {
             let f = usize::from(e);
             match plan.decision[f][plan.group_of_bin[plan.bin(s)]].0 {
                 1 => out.taken.push((i as u32, j as u32)),

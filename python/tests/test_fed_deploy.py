@@ -233,3 +233,14 @@ def test_deployment_tls_auth_kill_and_resume(tmp_path, bounded):
         procs.stop_all()
     for name, (p, _) in procs.procs.items():
         assert p.poll() is not None, f"{name} still running"
+
+
+def test_the_run_configs_poll_interval_is_checked():
+    import dpgraph
+    from dpgraph.fed.flower import Settings
+
+    assert Settings.from_run_config({"num-clients": 2}).poll_interval == 0.1
+    assert Settings.from_run_config({"num-clients": 2, "poll-interval": 0.5}).poll_interval == 0.5
+    for bad in (0.0, -1.0, float("nan"), 61.0):
+        with pytest.raises(dpgraph.InvalidParameter, match="poll-interval"):
+            Settings.from_run_config({"num-clients": 2, "poll-interval": bad})

@@ -455,7 +455,10 @@ fn decide(
 /// O(Σ_tiles wedges of the tile's rows) with the sparse one (plus the pairs of similarity 0 when
 /// they are candidates). With the dense backend, where the counts of all tiles fit in 2 GiB
 /// (`2 · Σ tile sizes` bytes, about 46,000 nodes) and half the free memory, pass 1 keeps them
-/// and passes 2 and 3 read them back, so the common neighbours are counted once. Memory: the
+/// and passes 2 and 3 read them back, so the common neighbours are counted once. Elsewhere
+/// pass 1 also counts every distinct positive similarity exactly (a hash table, at most 2²²
+/// values), which makes pass 2 unnecessary: two passes over the pairs instead of three
+/// (n = 10,000, ε = 3, counts not kept: 2.05 s instead of 2.81 s). Memory: the
 /// noisy graph, its packed rows (`n²/8` bytes, dense backend only), those kept counts, and per
 /// tile in flight (8 × threads at a time) `4 · tile_rows²` bytes of counts (dense) or
 /// `5 · tile_rows` bytes (sparse), `16 · (2¹⁶ + 1)` bytes of histogram, the distinct values of
@@ -491,12 +494,51 @@ fn refine_tiles(
     t0: Instant,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Release> {
+    let tiles = plan_tiles(ctx.num_nodes(), tile_rows);
+    let passes = Passes::for_context(ctx, &tiles);
+    refine_tiles_with(ctx, params, &tiles, passes, t0, progress)
+}
+
+/// How the local tiled refine saves work between its passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Passes {
+    /// Pass 1 keeps the dense counts for passes 2 and 3 ([`keeps_counts`]).
+    keep_counts: bool,
+    /// Pass 1 counts every distinct positive similarity exactly, so that pass 2 is skipped
+    /// when there are at most this many (per tile and merged; otherwise pass 2 runs).
+    exact_values: Option<usize>,
+}
+
+impl Passes {
+    /// Kept counts where they fit; else exact values (a pass over all pairs saved).
+    fn for_context(ctx: &TileContext<'_>, tiles: &[Tile]) -> Self {
+        let keep_counts = keeps_counts(ctx, tiles);
+        Self {
+            keep_counts,
+            exact_values: (!keep_counts).then_some(EXACT_VALUES_CAP),
+        }
+    }
+}
+
+/// Most distinct positive similarities the local refine counts exactly in pass 1 (per tile
+/// and merged; about 48 bytes each in the table): beyond, pass 2 runs as on a cluster.
+const EXACT_VALUES_CAP: usize = 1 << 22;
+
+fn refine_tiles_with(
+    ctx: &TileContext<'_>,
+    params: &RefineParams,
+    tiles: &[Tile],
+    passes: Passes,
+    t0: Instant,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Release> {
     let n = ctx.num_nodes();
     let mut coordinator = TiledRefine::new(n, params)?;
-    let tiles = plan_tiles(n, tile_rows);
     let mut meter = Meter::new(progress, 3 * tiles.len());
-    let keep = keeps_counts(ctx, &tiles);
+    let keep = passes.keep_counts;
     let mut cache: Vec<Option<Vec<u16>>> = Vec::new();
+    let cap = passes.exact_values.unwrap_or(0);
+    let mut exact: Option<tiled::ExactValues> = passes.exact_values.map(|_| Default::default());
     let index: Vec<usize> = (0..tiles.len()).collect();
     let jaccard_s = t0.elapsed().as_secs_f64();
 
@@ -510,15 +552,33 @@ fn refine_tiles(
             if keep {
                 let mut slot = None;
                 let h = tiles[i].histogram_with(ctx, Counts::Keep(&mut slot));
-                (h, slot)
+                (h, slot, None)
+            } else if passes.exact_values.is_some() {
+                let (h, v) = tiles[i].histogram_exact(ctx, cap);
+                (h, None, v)
             } else {
-                (tiles[i].histogram_with(ctx, Counts::Compute), None)
+                (tiles[i].histogram_with(ctx, Counts::Compute), None, None)
             }
         },
-        |(h, slot)| {
+        |(h, slot, values)| {
             hist.merge(&h);
             if keep {
                 cache.push(slot);
+            }
+            // Merge the tile's exact values, or give up on them (pass 2 then runs).
+            match (exact.as_mut(), values) {
+                (Some(all), Some(v)) => {
+                    for (k, (p, e)) in v {
+                        let c = all.entry(k).or_default();
+                        c.0 += p;
+                        c.1 += e;
+                    }
+                    if all.len() > cap {
+                        exact = None;
+                    }
+                }
+                (Some(_), None) => exact = None,
+                _ => {}
             }
         },
     );
@@ -527,15 +587,25 @@ fn refine_tiles(
         None => Counts::Compute,
     };
     let rank = coordinator.rank_buckets(&hist)?;
+    let vals = match exact.take() {
+        Some(all) => {
+            // Pass 2 from the exact values: no second pass over the pairs.
+            meter.add(tiles.len());
+            TileValues::from_exact(&rank, &all, &hist)
+        }
+        None => {
+            let mut vals = TileValues::empty(&rank);
+            run_pass(
+                &index,
+                &mut meter,
+                |_| 1,
+                |&i| tiles[i].values_with(ctx, &rank, source(i)),
+                |v| vals.merge(v),
+            );
+            vals
+        }
+    };
     drop(hist);
-    let mut vals = TileValues::empty(&rank);
-    run_pass(
-        &index,
-        &mut meter,
-        |_| 1,
-        |&i| tiles[i].values_with(ctx, &rank, source(i)),
-        |v| vals.merge(v),
-    );
     let plan = coordinator.selection_plan(&vals)?;
     drop(vals);
     let binning_s = t1.elapsed().as_secs_f64();

@@ -242,6 +242,32 @@ fn check_against_oracle(g: &Graph, p: &RefineParams, tiles: &[usize], backends: 
             let got = refine_tiles(&ctx, &p, tile_rows, Instant::now(), &mut |_, _| {}).unwrap();
             let what = format!("bits n={} {tb:?} tile={tile_rows}", g.num_nodes());
             assert_same(&got, &want, &what);
+            // Every way of saving work between passes: kept counts, exact values (and their
+            // fallback when a cap of 1 or 3 distinct values is exceeded), neither.
+            let plan = plan_tiles(g.num_nodes(), tile_rows);
+            for (keep_counts, exact_values) in [
+                (true, None),
+                (false, Some(EXACT_VALUES_CAP)),
+                (false, Some(1)),
+                (false, Some(3)),
+                (false, None),
+                (true, Some(EXACT_VALUES_CAP)),
+            ] {
+                let passes = Passes {
+                    keep_counts,
+                    exact_values,
+                };
+                let mut calls = Vec::new();
+                let got =
+                    refine_tiles_with(&ctx, &p, &plan, passes, Instant::now(), &mut |d, t| {
+                        calls.push((d, t))
+                    })
+                    .unwrap();
+                assert_same(&got, &want, &format!("{what} {passes:?}"));
+                let total = 3 * plan.len();
+                assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{what}");
+                assert_eq!(calls.last(), Some(&(total, total)), "{what} {passes:?}");
+            }
         }
         for &tile_rows in tiles {
             for &backend in backends {

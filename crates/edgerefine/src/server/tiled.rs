@@ -330,6 +330,35 @@ impl Tile {
         h
     }
 
+    /// Pass 1 with every distinct positive similarity of the tile counted exactly (value bits →
+    /// pairs, noisy edges), so that pass 2 need not run: `None` for the values when the tile
+    /// has more than `cap` distinct positive values.
+    pub(crate) fn histogram_exact(
+        &self,
+        ctx: &TileContext<'_>,
+        cap: usize,
+    ) -> (TileHistogram, Option<ExactValues>) {
+        let mut h = TileHistogram::empty();
+        let mut values = Some(ExactValues::default());
+        let zeros = self.visit_counts(ctx, false, Counts::Compute, |_, _, s, e| {
+            let b = bucket(s);
+            h.pairs[b] += 1;
+            h.noisy[b] += u64::from(e);
+            if b != 0
+                && let Some(v) = &mut values
+            {
+                let c = v.entry(s.to_bits()).or_default();
+                c.0 += 1;
+                c.1 += u64::from(e);
+                if v.len() > cap {
+                    values = None;
+                }
+            }
+        });
+        h.pairs[0] += zeros;
+        (h, values)
+    }
+
     /// Pass 2: the distinct similarity values (with pairs and noisy edges) of the tile's pairs in
     /// the buckets `rank.buckets`.
     ///
@@ -438,6 +467,62 @@ impl TileHistogram {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RankBuckets {
     pub(super) buckets: Vec<usize>,
+}
+
+/// Distinct positive similarities counted exactly: value bits → (pairs, noisy edges).
+pub(crate) type ExactValues = std::collections::HashMap<u64, (u64, u64), BuildMix>;
+
+/// A fast hash for similarity bits (a 64-bit finaliser; the keys are not adversarial for the
+/// table: they are the values of one's own refine, and a bad spread only costs time).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct BuildMix;
+
+impl std::hash::BuildHasher for BuildMix {
+    type Hasher = Mix;
+    fn build_hasher(&self) -> Mix {
+        Mix(0)
+    }
+}
+
+/// See [`BuildMix`].
+pub(crate) struct Mix(u64);
+
+impl std::hash::Hasher for Mix {
+    fn finish(&self) -> u64 {
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 ^= x;
+    }
+}
+
+impl TileValues {
+    /// The values of the rank buckets from exact counts of every positive similarity and the
+    /// merged histogram (bucket 0 holds exactly the value 0).
+    pub(crate) fn from_exact(
+        rank: &RankBuckets,
+        exact: &ExactValues,
+        hist: &TileHistogram,
+    ) -> Self {
+        let mut out = TileValues::empty(rank);
+        for (&bits, &(p, e)) in exact {
+            if let Ok(k) = rank.buckets.binary_search(&bucket(f64::from_bits(bits))) {
+                out.values[k].insert(bits, (p, e));
+            }
+        }
+        if rank.buckets.first() == Some(&0) && hist.pairs[0] > 0 {
+            out.values[0].insert(0f64.to_bits(), (hist.pairs[0], hist.noisy[0]));
+        }
+        out
+    }
 }
 
 /// The distinct values of the rank buckets: per bucket, value bits → (pairs, noisy edges).

@@ -137,56 +137,32 @@ fn measure(
 
         if numpy {
             let npy = work.join("noisy.npy");
-            let t = Instant::now();
-            exec(Command::new(&a.python).arg(script).args([
-                "perturb",
-                "--graph",
-                &s(&graph),
-                "--eps",
-                &eps,
-                "--out",
-                &s(&npy),
-                "--seed",
-                &seed,
-            ]))?;
-            exec(Command::new(&a.python).arg(script).args([
-                "refine",
-                "--noisy",
-                &s(&npy),
-                "--eps",
-                &eps,
-                "--k",
-                &k,
-                "--out",
-                &s(&work.join("release_np.txt")),
-            ]))?;
-            times[2].push(t.elapsed().as_secs_f64());
-
-            let t = Instant::now();
-            exec(Command::new(&a.python).arg(script).args([
-                "perturb",
-                "--graph",
-                &s(&graph),
-                "--eps",
-                &eps,
-                "--out",
-                &s(&npy),
-                "--seed",
-                &seed,
-            ]))?;
-            exec(Command::new(&a.python).arg(script).args([
-                "refine",
-                "--blocked",
-                "--noisy",
-                &s(&npy),
-                "--eps",
-                &eps,
-                "--k",
-                &k,
-                "--out",
-                &s(&work.join("release_np_blocked.txt")),
-            ]))?;
-            times[3].push(t.elapsed().as_secs_f64());
+            // numpy perturb, then refine with `extra` flags: one timed variant.
+            let variant = |extra: &[&str], out: &str| -> Result<f64> {
+                let t = Instant::now();
+                exec(Command::new(&a.python).arg(script).args([
+                    "perturb",
+                    "--graph",
+                    &s(&graph),
+                    "--eps",
+                    &eps,
+                    "--out",
+                    &s(&npy),
+                    "--seed",
+                    &seed,
+                ]))?;
+                exec(
+                    Command::new(&a.python)
+                        .arg(script)
+                        .arg("refine")
+                        .args(extra)
+                        .args(["--noisy", &s(&npy), "--eps", &eps, "--k", &k])
+                        .args(["--out", &s(&work.join(out))]),
+                )?;
+                Ok(t.elapsed().as_secs_f64())
+            };
+            times[2].push(variant(&[], "release_np.txt")?);
+            times[3].push(variant(&["--blocked"], "release_np_blocked.txt")?);
         }
         eprintln!(
             "bench-e2e rep {}/{}: library {:.2} s, cli {:.2} s{}",
@@ -279,34 +255,17 @@ fn parity(
         "--out",
         &s(&rust),
     ]))?;
-    exec(Command::new(&a.python).arg(script).args([
-        "refine",
-        "--noisy",
-        &s(&noisy),
-        "--eps",
-        &eps,
-        "--k",
-        &k,
-        "--true-edges",
-        &e,
-        "--out",
-        &s(&np),
-    ]))?;
     let np_blocked = work.join("parity_np_blocked.txt");
-    exec(Command::new(&a.python).arg(script).args([
-        "refine",
-        "--blocked",
-        "--noisy",
-        &s(&noisy),
-        "--eps",
-        &eps,
-        "--k",
-        &k,
-        "--true-edges",
-        &e,
-        "--out",
-        &s(&np_blocked),
-    ]))?;
+    for (extra, out) in [(None, &np), (Some("--blocked"), &np_blocked)] {
+        exec(
+            Command::new(&a.python)
+                .arg(script)
+                .arg("refine")
+                .args(extra)
+                .args(["--noisy", &s(&noisy), "--eps", &eps, "--k", &k])
+                .args(["--true-edges", &e, "--out", &s(out)]),
+        )?;
+    }
     let r = read_edge_list(&rust)?;
     for (what, path) in [("numpy", &np), ("numpy --blocked", &np_blocked)] {
         let p = read_edge_list(path)?;

@@ -204,27 +204,41 @@ fn noisy_graph(h: &ReportHeader) -> String {
     )
 }
 
+/// The pairs `(i, j)`, `i < j`, of the set bits of a dense body of `n` nodes, in bit order
+/// (lexicographic). Bits after the last pair must be zero (checked on open).
+pub(super) fn dense_pairs(n: u64, body: &[u8]) -> impl Iterator<Item = (u32, u32)> + '_ {
+    let (mut row, mut row_start, mut row_end) = (0u64, 0u64, n.saturating_sub(1));
+    body.chunks_exact(8)
+        .enumerate()
+        .flat_map(move |(w, c)| {
+            let mut word = u64_at(c, 0);
+            std::iter::from_fn(move || {
+                if word == 0 {
+                    return None;
+                }
+                let k = (w as u64) * 64 + u64::from(word.trailing_zeros());
+                word &= word - 1;
+                Some(k)
+            })
+        })
+        .map(move |k| {
+            while k >= row_end {
+                row += 1;
+                row_start = row_end;
+                row_end += n - 1 - row;
+            }
+            (row as u32, (row + 1 + (k - row_start)) as u32)
+        })
+}
+
 fn body_to_graph(h: &ReportHeader, body: &[u8]) -> Result<Graph> {
     let n = h.n as usize; // checked to fit by ReportHeader::parse
     let mut b = GraphBuilder::new(n)?;
     match h.encoding {
         Encoding::Dense => {
-            let words = body.len() / 8;
             b.try_reserve(h.edges as usize, &noisy_graph(h))?;
-            let n64 = h.n;
-            let (mut row, mut row_start, mut row_end) = (0u64, 0u64, n64.saturating_sub(1));
-            for w in 0..words {
-                let mut word = u64_at(body, 8 * w);
-                while word != 0 {
-                    let k = (w as u64) * 64 + u64::from(word.trailing_zeros());
-                    word &= word - 1;
-                    while k >= row_end {
-                        row += 1;
-                        row_start = row_end;
-                        row_end += n64 - 1 - row;
-                    }
-                    b.add_edge(row as u32, (row + 1 + (k - row_start)) as u32)?;
-                }
+            for (u, v) in dense_pairs(h.n, body) {
+                b.add_edge(u, v)?;
             }
         }
         Encoding::Sparse => {

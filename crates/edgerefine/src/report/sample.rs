@@ -7,6 +7,7 @@ use graph_core::Graph;
 use rand::CryptoRng;
 
 use super::checksum::checksum;
+use super::decode::dense_pairs;
 use super::encode::encode_report;
 use super::header::{Encoding, HEADER_LEN, ReportHeader, body_len, pairs};
 use crate::client::symmetric_rr;
@@ -200,22 +201,10 @@ fn sparse_from_dense(n: u64, eps: f64, keep_prob: f64, body: &[u8], edges: u64) 
     let len = HEADER_LEN + 8 * edges as usize;
     let mut out = vec![0u8; len];
     let mut slot = HEADER_LEN;
-    let (mut row, mut row_start, mut row_end) = (0u64, 0u64, n.saturating_sub(1));
-    for (w, c) in body.chunks_exact(8).enumerate() {
-        let mut word = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        while word != 0 {
-            let k = (w as u64) * 64 + u64::from(word.trailing_zeros());
-            word &= word - 1;
-            while k >= row_end {
-                row += 1;
-                row_start = row_end;
-                row_end += n - 1 - row;
-            }
-            let (u, v) = (row as u32, (row + 1 + (k - row_start)) as u32);
-            out[slot..slot + 4].copy_from_slice(&u.to_le_bytes());
-            out[slot + 4..slot + 8].copy_from_slice(&v.to_le_bytes());
-            slot += 8;
-        }
+    for (u, v) in dense_pairs(n, body) {
+        out[slot..slot + 4].copy_from_slice(&u.to_le_bytes());
+        out[slot + 4..slot + 8].copy_from_slice(&v.to_le_bytes());
+        slot += 8;
     }
     finish(&mut out, Encoding::Sparse, n, edges, eps, keep_prob);
     Ok(out)

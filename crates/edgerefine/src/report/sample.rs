@@ -67,7 +67,8 @@ impl FlipSampler {
 ///
 /// # Complexity
 /// Dense: O(n²/64 · rounds) uniform words (words) or O(#flips) gaps (skip), plus O(m); memory
-/// `64 + 8⌈n(n−1)/128⌉` bytes (the report) plus `8m` bytes of true-edge positions.
+/// `64 + 8⌈n(n−1)/128⌉` bytes (the report) plus `16m` bytes of true-edge positions and keep
+/// decisions.
 ///
 /// # Example
 /// ```

@@ -136,6 +136,33 @@ impl MemoryBudget {
     }
 }
 
+/// A vector of `len` zeros (`T::default()`), refused with a typed error instead of aborting
+/// when it does not fit: checked against [`check_allocation`] first, then allocated with
+/// `try_reserve_exact`.
+///
+/// # Errors
+/// [`GraphError::TooLarge`] naming `what`, the size and the budget.
+///
+/// # Example
+/// ```
+/// let v: Vec<u64> = graph_core::limits::zeroed_vec("a test buffer", 4)?;
+/// assert_eq!(v, [0; 4]);
+/// assert!(graph_core::limits::zeroed_vec::<u64>("an impossible buffer", usize::MAX).is_err());
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn zeroed_vec<T: Clone + Default>(what: &str, len: usize) -> Result<Vec<T>> {
+    let bytes = (len as u128 * std::mem::size_of::<T>() as u128).min(u128::from(u64::MAX)) as u64;
+    check_allocation(what, bytes)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| GraphError::TooLarge {
+        what: what.to_owned(),
+        bytes,
+        budget: MemoryBudget::detect().bytes().unwrap_or(0),
+    })?;
+    v.resize(len, T::default());
+    Ok(v)
+}
+
 /// Checks a request of `bytes` against [`MemoryBudget::detect`] when it is at least
 /// [`CHECK_ABOVE_BYTES`].
 ///

@@ -42,19 +42,11 @@ impl BitAdjacency {
             });
         }
         let wpr = n.div_ceil(64);
-        let words = (n as u128) * (wpr as u128);
-        let what = format!("the packed adjacency rows of {n} nodes");
-        let bytes = u64::try_from(words * 8).unwrap_or(u64::MAX);
-        crate::limits::check_allocation(&what, bytes)?;
-        let too_large = || GraphError::TooLarge {
-            what: what.clone(),
-            bytes,
-            budget: crate::limits::MemoryBudget::detect().bytes().unwrap_or(0),
-        };
-        let words = usize::try_from(words).map_err(|_| too_large())?;
-        let mut bits = Vec::new();
-        bits.try_reserve_exact(words).map_err(|_| too_large())?;
-        bits.resize(words, 0u64);
+        let words = usize::try_from((n as u128) * (wpr as u128)).unwrap_or(usize::MAX);
+        let bits = crate::limits::zeroed_vec::<u64>(
+            &format!("the packed adjacency rows of {n} nodes"),
+            words,
+        )?;
         let mut adj = BitAdjacency::from_parts(n, wpr, bits);
         copy_upper_rows(n, body, adj.words_mut());
         mirror_blocks(n, wpr, adj.words_mut());

@@ -6,7 +6,9 @@ use std::path::Path;
 use graph_core::{BitAdjacency, Graph, GraphBuilder, GraphError};
 
 use super::checksum::checksum;
-use super::header::{Encoding, HEADER_LEN, MAGIC, ReportFault, ReportHeader, fault, pairs, u64_at};
+use super::header::{
+    Encoding, HEADER_LEN, MAGIC, ReportFault, ReportHeader, count_bits, fault, pairs, u64_at,
+};
 use crate::error::Result;
 
 enum Backing {
@@ -174,10 +176,7 @@ pub fn decode_report(bytes: &[u8]) -> Result<(ReportHeader, Graph)> {
 /// the checksum so that a wrong m is named at its own offset).
 fn check_dense_count(h: &ReportHeader, body: &[u8]) -> Result<()> {
     let words = body.len() / 8;
-    let count: u64 = (0..words)
-        .map(|w| u64::from(u64_at(body, 8 * w).count_ones()))
-        .sum();
-    if count != h.edges {
+    if count_bits(body) != h.edges {
         return Err(fault(
             24,
             ReportFault::BadField {

@@ -4,8 +4,7 @@ use std::path::Path;
 
 use graph_core::Graph;
 
-use super::checksum::checksum;
-use super::header::{Encoding, HEADER_LEN, ReportHeader, body_len, pairs};
+use super::header::{Encoding, HEADER_LEN, ReportHeader, bit_index, body_len, pairs, seal};
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
 
@@ -40,35 +39,25 @@ pub fn encode_report(graph: &Graph, eps: f64) -> Result<Vec<u8>> {
     match encoding {
         Encoding::Dense => {
             // Bit k of the little-endian word k/64 is bit k%8 of byte k/8.
-            let n = u128::from(n);
             for (u, v) in graph.edges() {
-                let (i, j) = (u128::from(u.min(v)), u128::from(u.max(v)));
-                let k = i * (2 * n - i - 1) / 2 + (j - i - 1);
+                let k = bit_index(n, u, v);
                 bytes[(k / 8) as usize] |= 1 << (k % 8);
             }
         }
-        Encoding::Sparse => {
-            // `Graph::edges` yields `u < v` in lexicographic order.
-            for (chunk, (u, v)) in bytes.chunks_exact_mut(8).zip(graph.edges()) {
-                chunk[..4].copy_from_slice(&u.to_le_bytes());
-                chunk[4..].copy_from_slice(&v.to_le_bytes());
-            }
-        }
+        // `Graph::edges` yields `u < v` in lexicographic order.
+        Encoding::Sparse => write_pairs(bytes, graph.edges()),
     }
     debug_assert!(u128::from(m) <= pairs(n));
-    let mut header = ReportHeader {
-        encoding,
-        n,
-        edges: m,
-        eps,
-        keep_prob,
-        body_len: body as u64,
-        checksum: 0,
-    };
-    let head = header.to_bytes();
-    header.checksum = checksum(&head[..56], &out[HEADER_LEN..]);
-    out[..HEADER_LEN].copy_from_slice(&header.to_bytes());
+    seal(&mut out, encoding, n, m, eps, keep_prob);
     Ok(out)
+}
+
+/// Writes `pairs` into a sparse body, 8 bytes each (`u` then `v`, little-endian).
+pub(super) fn write_pairs(body: &mut [u8], pairs: impl Iterator<Item = (u32, u32)>) {
+    for (chunk, (u, v)) in body.chunks_exact_mut(8).zip(pairs) {
+        chunk[..4].copy_from_slice(&u.to_le_bytes());
+        chunk[4..].copy_from_slice(&v.to_le_bytes());
+    }
 }
 
 /// Writes [`encode_report`]'s bytes to `path` atomically (a temporary file in the same directory,

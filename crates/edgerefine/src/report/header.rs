@@ -112,6 +112,44 @@ pub(crate) fn pairs(n: u64) -> u128 {
     u128::from(n) * u128::from(n.saturating_sub(1)) / 2
 }
 
+/// The dense body's bit of pair `{u, v}` (either order) among `n` nodes: row-major upper
+/// triangle, `i(2n − i − 1)/2 + (j − i − 1)` for `i < j`.
+pub(crate) fn bit_index(n: u64, u: u32, v: u32) -> u64 {
+    let (i, j) = (u128::from(u.min(v)), u128::from(u.max(v)));
+    (i * (2 * u128::from(n) - i - 1) / 2 + (j - i - 1)) as u64
+}
+
+/// Bits set in a dense body (whole little-endian words).
+pub(crate) fn count_bits(body: &[u8]) -> u64 {
+    body.chunks_exact(8)
+        .map(|c| u64::from(u64_at(c, 0).count_ones()))
+        .sum()
+}
+
+/// Writes the header of `out` (whose body, after [`HEADER_LEN`] bytes, is written), with the
+/// checksum over the header's first 56 bytes and the body.
+pub(crate) fn seal(
+    out: &mut [u8],
+    encoding: Encoding,
+    n: u64,
+    edges: u64,
+    eps: f64,
+    keep_prob: f64,
+) {
+    let mut header = ReportHeader {
+        encoding,
+        n,
+        edges,
+        eps,
+        keep_prob,
+        body_len: (out.len() - HEADER_LEN) as u64,
+        checksum: 0,
+    };
+    let head = header.to_bytes();
+    header.checksum = super::checksum::checksum(&head[..56], &out[HEADER_LEN..]);
+    out[..HEADER_LEN].copy_from_slice(&header.to_bytes());
+}
+
 /// Body length of an encoding for `n` nodes and `m` edges (exact in u128).
 pub(crate) fn body_len(encoding: Encoding, n: u64, m: u64) -> u128 {
     match encoding {

@@ -6,10 +6,9 @@ use dp_core::samplers::{BernoulliWord, GeometricSkip};
 use graph_core::Graph;
 use rand::CryptoRng;
 
-use super::checksum::checksum;
 use super::decode::dense_pairs;
-use super::encode::encode_report;
-use super::header::{Encoding, HEADER_LEN, ReportHeader, body_len, pairs};
+use super::encode::{encode_report, write_pairs};
+use super::header::{Encoding, HEADER_LEN, bit_index, body_len, count_bits, pairs, seal};
 use crate::client::symmetric_rr;
 use crate::error::{EdgeRefineError, Result};
 
@@ -109,36 +108,19 @@ pub fn perturb_report<R: CryptoRng + ?Sized>(
         let noisy = symmetric_rr(graph, keep, flip, rng)?;
         return encode_report(&noisy, eps);
     }
-    let what = format!(
-        "the randomized-response report of {} nodes",
-        graph.num_nodes()
-    );
-    let out_len = dense_len + HEADER_LEN as u128;
-    let bytes = u64::try_from(out_len).unwrap_or(u64::MAX);
-    graph_core::limits::check_allocation(&what, bytes)?;
-    let too_large = || {
-        EdgeRefineError::Graph(graph_core::GraphError::TooLarge {
-            what: what.clone(),
-            bytes,
-            budget: graph_core::limits::MemoryBudget::detect()
-                .bytes()
-                .unwrap_or(0),
-        })
-    };
-    let out_len = usize::try_from(out_len).map_err(|_| too_large())?;
-    let mut out: Vec<u8> = Vec::new();
-    out.try_reserve_exact(out_len).map_err(|_| too_large())?;
-    out.resize(out_len, 0);
+    let out_len = usize::try_from(dense_len + HEADER_LEN as u128).unwrap_or(usize::MAX);
+    let mut out: Vec<u8> = graph_core::limits::zeroed_vec(
+        &format!(
+            "the randomized-response report of {} nodes",
+            graph.num_nodes()
+        ),
+        out_len,
+    )?;
 
     // The keep decisions first, in edge order (as `perturb`), as bit positions.
-    let n128 = u128::from(n);
-    let position = |u: u32, v: u32| -> u64 {
-        let (i, j) = (u128::from(u.min(v)), u128::from(u.max(v)));
-        (i * (2 * n128 - i - 1) / 2 + (j - i - 1)) as u64
-    };
     let decisions: Vec<(u64, bool)> = graph
         .edges()
-        .map(|(u, v)| (position(u, v), keep.sample(rng)))
+        .map(|(u, v)| (bit_index(n, u, v), keep.sample(rng)))
         .collect();
 
     let body = &mut out[HEADER_LEN..];
@@ -169,45 +151,21 @@ pub fn perturb_report<R: CryptoRng + ?Sized>(
     }
     drop(decisions);
 
-    let edges: u64 = body
-        .chunks_exact(8)
-        .map(|c| u64::from(u64::from_le_bytes(c.try_into().expect("8 bytes")).count_ones()))
-        .sum();
+    let edges = count_bits(body);
     if body_len(Encoding::Sparse, n, edges) < dense_len {
         // Rare at the densities that reach here: re-encode the same bits sparsely.
         return sparse_from_dense(n, eps, rr.keep_prob(), body, edges);
     }
-    finish(&mut out, Encoding::Dense, n, edges, eps, rr.keep_prob());
+    seal(&mut out, Encoding::Dense, n, edges, eps, rr.keep_prob());
     Ok(out)
-}
-
-/// Fills the header of `out` (whose body is written) with its checksum.
-fn finish(out: &mut [u8], encoding: Encoding, n: u64, edges: u64, eps: f64, keep_prob: f64) {
-    let mut header = ReportHeader {
-        encoding,
-        n,
-        edges,
-        eps,
-        keep_prob,
-        body_len: (out.len() - HEADER_LEN) as u64,
-        checksum: 0,
-    };
-    let head = header.to_bytes();
-    header.checksum = checksum(&head[..56], &out[HEADER_LEN..]);
-    out[..HEADER_LEN].copy_from_slice(&header.to_bytes());
 }
 
 /// The sparse encoding of a dense body's set bits.
 fn sparse_from_dense(n: u64, eps: f64, keep_prob: f64, body: &[u8], edges: u64) -> Result<Vec<u8>> {
     let len = HEADER_LEN + 8 * edges as usize;
     let mut out = vec![0u8; len];
-    let mut slot = HEADER_LEN;
-    for (u, v) in dense_pairs(n, body) {
-        out[slot..slot + 4].copy_from_slice(&u.to_le_bytes());
-        out[slot + 4..slot + 8].copy_from_slice(&v.to_le_bytes());
-        slot += 8;
-    }
-    finish(&mut out, Encoding::Sparse, n, edges, eps, keep_prob);
+    write_pairs(&mut out[HEADER_LEN..], dense_pairs(n, body));
+    seal(&mut out, Encoding::Sparse, n, edges, eps, keep_prob);
     Ok(out)
 }
 
@@ -290,8 +248,7 @@ mod tests {
         let n = 200u64;
         let mut body = vec![0u8; body_len(Encoding::Dense, n, 0) as usize];
         for (u, v) in g.edges() {
-            let (i, j) = (u64::from(u), u64::from(v));
-            let k = i * (2 * n - i - 1) / 2 + (j - i - 1);
+            let k = bit_index(n, u, v);
             body[(k / 8) as usize] |= 1 << (k % 8);
         }
         let kp = crate::keep_probability(1.5).unwrap();

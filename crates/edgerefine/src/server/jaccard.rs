@@ -54,6 +54,11 @@ pub(crate) fn common_neighbors(bits: &BitAdjacency, done: &mut dyn FnMut(usize))
 fn tile_dispatch(bits: &BitAdjacency, i0: usize, chunk: &mut [u16]) {
     #[cfg(target_arch = "x86_64")]
     {
+        if has_avx512_popcount() {
+            // SAFETY: the CPU supports the features the function is compiled for.
+            unsafe { tile_avx512(bits, i0, chunk) };
+            return;
+        }
         if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
             // SAFETY: the CPU supports the features the function is compiled for.
             unsafe { tile_avx2(bits, i0, chunk) };
@@ -68,13 +73,85 @@ fn tile_dispatch(bits: &BitAdjacency, i0: usize, chunk: &mut [u16]) {
     tile_generic(bits, i0, chunk);
 }
 
+/// Whether the CPU has AVX-512 with the 64-bit lane popcount (`vpopcntq`: Ice Lake, Zen 4 and
+/// later).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx512_popcount() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vpopcntdq")
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn tile_avx512(bits: &BitAdjacency, i0: usize, chunk: &mut [u16]) {
+    tile_with(
+        bits,
+        i0,
+        chunk,
+        // SAFETY: this function only runs on CPUs with AVX-512 VPOPCNTDQ (checked by the caller).
+        |a, b| unsafe { and_popcount4_avx512([a; 4], b)[0] },
+        |a, b| unsafe { and_popcount4_avx512(a, b) },
+    );
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 unsafe fn tile_avx2(bits: &BitAdjacency, i0: usize, chunk: &mut [u16]) {
-    tile_with(bits, i0, chunk, |a, b| {
+    tile_with(
+        bits,
+        i0,
+        chunk,
         // SAFETY: this function only runs on CPUs with AVX2 (checked by the caller).
-        unsafe { and_popcount_avx2(a, b) }
-    });
+        |a, b| unsafe { and_popcount_avx2(a, b) },
+        |a, b| a.map(|a| unsafe { and_popcount_avx2(a, b) }),
+    );
+}
+
+/// `Σ_k popcount(a[t][k] & b[k])` for four rows `a[t]` against one row `b` with AVX-512
+/// (`vpandq` + `vpopcntq`, 8 words per instruction): `b` is loaded once for the four rows, and
+/// the last `len % 8` words come from masked loads.
+///
+/// # Safety
+/// The CPU must support `avx512f` and `avx512vpopcntdq`.
+///
+/// # Panics
+/// When a row of `a` is shorter than `b`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn and_popcount4_avx512(a: [&[u64]; 4], b: &[u64]) -> [u32; 4] {
+    use std::arch::x86_64::*;
+    let len = b.len();
+    assert!(a.iter().all(|r| r.len() >= len), "rows shorter than b");
+    let blocks = len / 8;
+    let mut acc = [_mm512_setzero_si512(); 4];
+    let step = |acc: &mut [__m512i; 4], vb: __m512i, va: [__m512i; 4]| {
+        for t in 0..4 {
+            acc[t] = _mm512_add_epi64(acc[t], _mm512_popcnt_epi64(_mm512_and_si512(va[t], vb)));
+        }
+    };
+    for k in 0..blocks {
+        // SAFETY: 8·k + 7 < len ≤ every row's length; unaligned loads.
+        let (vb, va) = unsafe {
+            (
+                _mm512_loadu_si512(b.as_ptr().add(8 * k).cast()),
+                a.map(|r| _mm512_loadu_si512(r.as_ptr().add(8 * k).cast())),
+            )
+        };
+        step(&mut acc, vb, va);
+    }
+    let rest = len - 8 * blocks;
+    if rest > 0 {
+        let mask: __mmask8 = (1u8 << rest) - 1;
+        // SAFETY: masked loads read only the `rest` words 8·blocks .. len, which exist.
+        let (vb, va) = unsafe {
+            (
+                _mm512_maskz_loadu_epi64(mask, b.as_ptr().add(8 * blocks).cast()),
+                a.map(|r| _mm512_maskz_loadu_epi64(mask, r.as_ptr().add(8 * blocks).cast())),
+            )
+        };
+        step(&mut acc, vb, va);
+    }
+    acc.map(|v| _mm512_reduce_add_epi64(v) as u32)
 }
 
 /// `Σ popcount(a[k] & b[k])` with AVX2: 4 words at a time, nibble lookup (`vpshufb`), byte
@@ -128,22 +205,56 @@ unsafe fn tile_popcnt(bits: &BitAdjacency, i0: usize, chunk: &mut [u16]) {
     tile_generic(bits, i0, chunk);
 }
 
+/// The portable count of one pair: `Σ popcount(a[k] & b[k])`.
+#[inline(always)]
+fn and_popcount(a: &[u64], b: &[u64]) -> u32 {
+    a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum()
+}
+
 /// Fills the rows `i0 .. i0 + TILE` with the portable word loop.
 #[inline(always)]
 fn tile_generic(bits: &BitAdjacency, i0: usize, chunk: &mut [u16]) {
-    tile_with(bits, i0, chunk, |a, b| {
-        a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum()
+    tile_with(bits, i0, chunk, and_popcount, |a, b| {
+        a.map(|a| and_popcount(a, b))
     });
 }
 
+/// Counts the rows of `strip` that precede column row `j` (`strip[t]` is row `i0 + t`) against
+/// row `rj`, four at a time with `count4` and the rest with `count`, passing `(t, count)` to
+/// `put`.
+#[inline(always)]
+fn strip_counts(
+    strip: &[&[u64]],
+    active: usize,
+    rj: &[u64],
+    count: &impl Fn(&[u64], &[u64]) -> u32,
+    count4: &impl Fn([&[u64]; 4], &[u64]) -> [u32; 4],
+    mut put: impl FnMut(usize, u32),
+) {
+    let active = active.min(strip.len());
+    let mut t = 0;
+    while t + 4 <= active {
+        let c = count4([strip[t], strip[t + 1], strip[t + 2], strip[t + 3]], rj);
+        for (d, c) in c.into_iter().enumerate() {
+            put(t + d, c);
+        }
+        t += 4;
+    }
+    while t < active {
+        put(t, count(strip[t], rj));
+        t += 1;
+    }
+}
+
 /// Fills the rows `i0 .. i0 + TILE` of the upper triangle (`chunk` holds exactly those rows),
-/// counting each pair with `count`.
+/// counting each pair with `count` (or four rows against one with `count4`).
 #[inline(always)]
 fn tile_with(
     bits: &BitAdjacency,
     i0: usize,
     chunk: &mut [u16],
     count: impl Fn(&[u64], &[u64]) -> u32,
+    count4: impl Fn([&[u64]; 4], &[u64]) -> [u32; 4],
 ) {
     let n = bits.num_nodes();
     let i1 = (i0 + TILE).min(n);
@@ -156,14 +267,9 @@ fn tile_with(
         acc += n - 1 - i;
     }
     for j in i0 + 1..n {
-        let rj = bits.row(j);
-        for (t, ri) in rows.iter().enumerate() {
-            let i = i0 + t;
-            if i >= j {
-                break;
-            }
-            chunk[offs[t] + (j - i - 1)] = count(ri, rj) as u16;
-        }
+        strip_counts(&rows, j - i0, bits.row(j), &count, &count4, |t, c| {
+            chunk[offs[t] + (j - i0 - t - 1)] = c as u16;
+        });
     }
 }
 
@@ -205,15 +311,49 @@ pub(crate) fn block_counts<T: CountCell>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
+        if has_avx512_popcount() {
             // SAFETY: the CPU supports the features the function is compiled for.
+            unsafe { block_avx512(bits, rows, cols, out) };
+            return;
+        }
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
+            // SAFETY: as above.
             unsafe { block_avx2(bits, rows, cols, out) };
             return;
         }
     }
-    block_with(bits, rows, cols, out, |a, b| {
-        a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum()
+    block_generic(bits, rows, cols, out);
+}
+
+/// [`block_counts`] with the portable word loop.
+fn block_generic<T: CountCell>(
+    bits: &BitAdjacency,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    out: &mut [T],
+) {
+    block_with(bits, rows, cols, out, and_popcount, |a, b| {
+        a.map(|a| and_popcount(a, b))
     });
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn block_avx512<T: CountCell>(
+    bits: &BitAdjacency,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    out: &mut [T],
+) {
+    block_with(
+        bits,
+        rows,
+        cols,
+        out,
+        // SAFETY: this function only runs on CPUs with AVX-512 VPOPCNTDQ (checked by the caller).
+        |a, b| unsafe { and_popcount4_avx512([a; 4], b)[0] },
+        |a, b| unsafe { and_popcount4_avx512(a, b) },
+    );
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -224,10 +364,15 @@ unsafe fn block_avx2<T: CountCell>(
     cols: std::ops::Range<usize>,
     out: &mut [T],
 ) {
-    block_with(bits, rows, cols, out, |a, b| {
+    block_with(
+        bits,
+        rows,
+        cols,
+        out,
         // SAFETY: this function only runs on CPUs with AVX2 (checked by the caller).
-        unsafe { and_popcount_avx2(a, b) }
-    });
+        |a, b| unsafe { and_popcount_avx2(a, b) },
+        |a, b| a.map(|a| unsafe { and_popcount_avx2(a, b) }),
+    );
 }
 
 /// The block loop: [`TILE`] rows at a time, each streamed column row combined with them.
@@ -238,6 +383,7 @@ fn block_with<T: CountCell>(
     cols: std::ops::Range<usize>,
     out: &mut [T],
     count: impl Fn(&[u64], &[u64]) -> u32,
+    count4: impl Fn([&[u64]; 4], &[u64]) -> [u32; 4],
 ) {
     let width = cols.len();
     let mut i0 = rows.start;
@@ -245,14 +391,9 @@ fn block_with<T: CountCell>(
         let i1 = (i0 + TILE).min(rows.end);
         let strip: Vec<&[u64]> = (i0..i1).map(|i| bits.row(i)).collect();
         for j in cols.start.max(i0 + 1)..cols.end {
-            let rj = bits.row(j);
-            for (t, ri) in strip.iter().enumerate() {
-                let i = i0 + t;
-                if i >= j {
-                    break;
-                }
-                out[(i - rows.start) * width + (j - cols.start)] = T::from_count(count(ri, rj));
-            }
+            strip_counts(&strip, j - i0, bits.row(j), &count, &count4, |t, c| {
+                out[(i0 + t - rows.start) * width + (j - cols.start)] = T::from_count(c);
+            });
         }
         i0 = i1;
     }
@@ -279,6 +420,68 @@ mod tests {
             let ones = vec![u64::MAX; 1000];
             // SAFETY: as above. Byte counters saturate after 31 steps of 8 per byte: check no overflow.
             assert_eq!(unsafe { and_popcount_avx2(&ones, &ones) }, 64_000);
+        }
+    }
+
+    #[test]
+    fn avx512_popcount_matches_scalar_on_all_lengths() {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx512_popcount() {
+            let mut rng = dp_core::rng::seeded_rng(5);
+            for len in (0..140).chain([500, 1563]) {
+                let rows: Vec<Vec<u64>> = (0..5)
+                    .map(|_| (0..len).map(|_| rng.random()).collect())
+                    .collect();
+                let b = &rows[4];
+                let a = [&rows[0][..], &rows[1], &rows[2], &rows[3]];
+                let want = a.map(|a| and_popcount(a, b));
+                // SAFETY: AVX-512 VPOPCNTDQ detected above.
+                assert_eq!(unsafe { and_popcount4_avx512(a, b) }, want, "len {len}");
+            }
+            let ones = vec![u64::MAX; 1563];
+            // SAFETY: as above.
+            let got = unsafe { and_popcount4_avx512([&ones[..]; 4], &ones) };
+            assert_eq!(got, [1563 * 64; 4]);
+        }
+    }
+
+    #[test]
+    fn every_block_kernel_agrees() {
+        let g = erdos_renyi(203, 0.2, &mut dp_core::rng::seeded_rng(6)).unwrap();
+        let bits = g.bit_adjacency();
+        let (rows, cols) = (3..150, 1..203);
+        let cells = rows.len() * cols.len();
+        let mut want = vec![0u32; cells];
+        block_generic(&bits, rows.clone(), cols.clone(), &mut want);
+        let mut got = vec![0u32; cells];
+        block_counts(&bits, rows.clone(), cols.clone(), &mut got);
+        assert_eq!(got, want, "dispatched kernel");
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
+                let mut got = vec![0u32; cells];
+                // SAFETY: AVX2 detected.
+                unsafe { block_avx2(&bits, rows.clone(), cols.clone(), &mut got) };
+                assert_eq!(got, want, "AVX2 kernel");
+                let mut tile = vec![0u16; (0..TILE).map(|i| 202 - i).sum()];
+                let mut generic = tile.clone();
+                // SAFETY: as above.
+                unsafe { tile_avx2(&bits, 0, &mut tile) };
+                tile_generic(&bits, 0, &mut generic);
+                assert_eq!(tile, generic, "AVX2 tile");
+            }
+            if has_avx512_popcount() {
+                let mut got = vec![0u32; cells];
+                // SAFETY: AVX-512 VPOPCNTDQ detected.
+                unsafe { block_avx512(&bits, rows.clone(), cols.clone(), &mut got) };
+                assert_eq!(got, want, "AVX-512 kernel");
+                let mut tile = vec![0u16; (0..TILE).map(|i| 202 - i).sum()];
+                let mut generic = tile.clone();
+                // SAFETY: as above.
+                unsafe { tile_avx512(&bits, 0, &mut tile) };
+                tile_generic(&bits, 0, &mut generic);
+                assert_eq!(tile, generic, "AVX-512 tile");
+            }
         }
     }
 

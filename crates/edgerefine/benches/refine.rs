@@ -1,13 +1,13 @@
 //! The server's refine step on noisy graphs of Cora's size (n = 2,708 at ε = 1) and of
-//! n = 10,000 (ε = 1 and ε = 3), the tiled refine against the pre-tiling all-pairs server
-//! (`refine_all_pairs`, what `refine` uses up to 65,536 nodes) at n = 10,000, ε = 1 and ε = 3
-//! (after checking that both releases are the same), and the client's perturb step on n = 100,000, m = 1e6, ε = 3.
-//! Run: `cargo bench -p edgerefine --bench refine`.
+//! n = 10,000 (ε = 1 and ε = 3); with the feature `oracle`, `refine` (the tiled server) against
+//! the all-pairs server that served graphs up to 65,536 nodes before it (`refine_all_pairs`, now
+//! the test oracle) at n = 10,000, ε = 1 and ε = 3, after checking that both releases are the
+//! same, each with the AVX-512 and the AVX2 common-neighbour kernel (`set_popcount_kernel`);
+//! and the client's perturb step on n = 100,000, m = 1e6, ε = 3.
+//! Run: `cargo bench -p edgerefine --features oracle --bench refine`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use edgerefine::{
-    RefineParams, TieBreak, TileOptions, perturb, refine, refine_all_pairs, refine_tiled,
-};
+use edgerefine::{RefineParams, perturb, refine};
 use graph_core::generate::erdos_renyi;
 
 fn noisy(n: usize, m: f64, eps: f64) -> (graph_core::Graph, u64) {
@@ -46,42 +46,47 @@ fn perturb_bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// Tiled (default tiles, and tiles of 2,048 rows) against all pairs at n = 10,000, ε = 1 and
-/// ε = 3, after checking that both give the same release.
+/// `refine` (tiled) against the all-pairs server at n = 10,000, ε = 1 and ε = 3, after checking
+/// that both give the same release; each under the AVX-512 kernel (where the CPU has it) and the
+/// AVX2 kernel (what the all-pairs server ran before).
+#[cfg(feature = "oracle")]
 fn tiled_vs_all_pairs(c: &mut Criterion) {
+    use edgerefine::{PopcountKernel, TieBreak, refine_all_pairs, set_popcount_kernel};
     let mut g = c.benchmark_group("tiled_vs_all_pairs");
     g.sample_size(10);
     for eps in [1.0, 3.0] {
         let (noisy, e) = noisy(10_000, 20_000.0, eps);
-        let tiled = |p: &RefineParams, opts: &TileOptions| {
-            refine_tiled(&noisy, p, opts, &mut |_, _| {}).expect("tiled")
-        };
         for tb in [TieBreak::Default, TieBreak::Reference] {
             let p = RefineParams {
                 tie_break: tb,
                 ..RefineParams::new(eps, e)
             };
-            let a = tiled(&p, &TileOptions::default());
+            let a = refine(&noisy, &p).expect("tiled");
             let b = refine_all_pairs(&noisy, &p).expect("all pairs");
             assert_eq!(a.graph, b.graph, "same release ({tb:?})");
             assert_eq!(a.bin_edges, b.bin_edges, "same bins ({tb:?})");
         }
         let p = RefineParams::new(eps, e);
-        g.bench_function(format!("all pairs n=10000 eps={eps}"), |b| {
-            b.iter(|| refine_all_pairs(&noisy, &p).expect("refine"))
-        });
-        g.bench_function(format!("tiled n=10000 eps={eps}"), |b| {
-            b.iter(|| tiled(&p, &TileOptions::default()))
-        });
-        let opts = TileOptions {
-            tile_rows: 2048,
-            ..TileOptions::default()
-        };
-        g.bench_function(format!("tiled 2048 n=10000 eps={eps}"), |b| {
-            b.iter(|| tiled(&p, &opts))
-        });
+        for (kernel, label) in [
+            (PopcountKernel::Avx512, ""),
+            (PopcountKernel::Avx2, " avx2"),
+        ] {
+            set_popcount_kernel(kernel);
+            g.bench_function(format!("all pairs{label} n=10000 eps={eps}"), |b| {
+                b.iter(|| refine_all_pairs(&noisy, &p).expect("refine"))
+            });
+            g.bench_function(format!("tiled{label} n=10000 eps={eps}"), |b| {
+                b.iter(|| refine(&noisy, &p).expect("refine"))
+            });
+        }
+        set_popcount_kernel(PopcountKernel::Avx512);
     }
     g.finish();
+}
+
+#[cfg(not(feature = "oracle"))]
+fn tiled_vs_all_pairs(_: &mut Criterion) {
+    eprintln!("tiled_vs_all_pairs: needs `--features oracle` (the all-pairs server)");
 }
 
 criterion_group!(benches, refine_bench, tiled_vs_all_pairs, perturb_bench);

@@ -23,10 +23,12 @@ pub mod streams {
 pub use client::{NoisyCount, keep_probability, perturb, perturb_with, perturb_with_count};
 pub use error::{EdgeRefineError, Result};
 pub use estimate::{EdgeEstimate, estimate_edges};
+#[cfg(feature = "oracle")]
+pub use server::refine_all_pairs;
 pub use server::{
     ALL_PAIRS_MAX_NODES, ArtifactCalibration, Backend, CalibratedParams, CalibratedRelease,
-    DEFAULT_TILE_ROWS, MAX_NODES, RankBuckets, RefineParams, Release, SelectionPlan, TieBreak,
-    Tile, TileContext, TileHistogram, TileOptions, TileSelection, TileValues, TiledRefine, Timings,
-    plan_tiles, refine, refine_all_pairs, refine_bits_with_progress, refine_calibrated,
-    refine_tiled, refine_with_progress,
+    DEFAULT_TILE_ROWS, MAX_NODES, PopcountKernel, RankBuckets, RefineParams, Release,
+    SelectionPlan, TieBreak, Tile, TileContext, TileHistogram, TileOptions, TileSelection,
+    TileValues, TiledRefine, Timings, plan_tiles, refine, refine_bits_with_progress,
+    refine_calibrated, refine_tiled, refine_with_progress, set_popcount_kernel,
 };

@@ -154,6 +154,19 @@ impl EdgeList {
         self.src.is_empty()
     }
 
+    /// The sources and destinations of the directed edges, edge `i` being
+    /// `(sources[i], destinations[i])` (PyG's `edge_index` rows).
+    ///
+    /// # Example
+    /// ```
+    /// let e = gnn::EdgeList::new(3, &[(0, 1), (2, 1)])?;
+    /// assert_eq!(e.endpoints(), (&[0, 2][..], &[1, 1][..]));
+    /// # Ok::<(), gnn::Error>(())
+    /// ```
+    pub fn endpoints(&self) -> (&[u32], &[u32]) {
+        (&self.src, &self.dst)
+    }
+
     /// Incoming edges per node (the degree PNA's scalers use; see
     /// [`crate::layers::avg_log_degree`]).
     ///

@@ -1,5 +1,7 @@
 //! All-pairs common-neighbour counts by bit-packed AND + popcount, in tiles, parallel over rows.
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use graph_core::BitAdjacency;
 use rayon::prelude::*;
 
@@ -59,7 +61,7 @@ fn tile_dispatch(bits: &BitAdjacency, i0: usize, chunk: &mut [u16]) {
             unsafe { tile_avx512(bits, i0, chunk) };
             return;
         }
-        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
+        if has_avx2_popcount() {
             // SAFETY: the CPU supports the features the function is compiled for.
             unsafe { tile_avx2(bits, i0, chunk) };
             return;
@@ -74,11 +76,60 @@ fn tile_dispatch(bits: &BitAdjacency, i0: usize, chunk: &mut [u16]) {
 }
 
 /// Whether the CPU has AVX-512 with the 64-bit lane popcount (`vpopcntq`: Ice Lake, Zen 4 and
-/// later).
+/// later), and [`set_popcount_kernel`] allows it.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn has_avx512_popcount() -> bool {
-    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vpopcntdq")
+    KERNEL_LIMIT.load(Ordering::Relaxed) >= PopcountKernel::Avx512 as u8
+        && is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512vpopcntdq")
+}
+
+/// Whether the CPU has AVX2 and `popcnt`, and [`set_popcount_kernel`] allows them.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx2_popcount() -> bool {
+    KERNEL_LIMIT.load(Ordering::Relaxed) >= PopcountKernel::Avx2 as u8
+        && is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("popcnt")
+}
+
+/// The most capable common-neighbour kernel the server may use (see [`set_popcount_kernel`]);
+/// ordered from the least to the most capable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum PopcountKernel {
+    /// The portable word loop (`u64::count_ones`).
+    Portable = 0,
+    /// AVX2: nibble lookup with `vpshufb`, 4 words per step.
+    Avx2 = 1,
+    /// AVX-512 `vpopcntq`, 8 words per instruction, four rows per streamed row.
+    Avx512 = 2,
+}
+
+static KERNEL_LIMIT: AtomicU8 = AtomicU8::new(PopcountKernel::Avx512 as u8);
+
+/// Limits, for the whole process, the common-neighbour kernel of every refine to `limit` or a
+/// less capable one (the server still picks the fastest the CPU supports within it). Counts,
+/// and so releases, are the same with every kernel: this changes speed only, e.g. to time the
+/// kernels against each other or to reproduce a machine without AVX-512. The default allows
+/// all.
+///
+/// ```
+/// use edgerefine::{PopcountKernel, RefineParams, perturb, refine, set_popcount_kernel};
+/// let mut rng = dp_core::rng::seeded_rng(3);
+/// let g = graph_core::generate::erdos_renyi(200, 0.05, &mut rng)?;
+/// let noisy = perturb(&g, 2.0, &mut rng)?;
+/// let p = RefineParams::new(2.0, g.num_edges() as u64);
+/// let fast = refine(&noisy, &p)?;
+/// set_popcount_kernel(PopcountKernel::Portable);
+/// let portable = refine(&noisy, &p)?;
+/// set_popcount_kernel(PopcountKernel::Avx512);
+/// assert_eq!(fast.graph, portable.graph);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn set_popcount_kernel(limit: PopcountKernel) {
+    KERNEL_LIMIT.store(limit as u8, Ordering::Relaxed);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -316,7 +367,7 @@ pub(crate) fn block_counts<T: CountCell>(
             unsafe { block_avx512(bits, rows, cols, out) };
             return;
         }
-        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
+        if has_avx2_popcount() {
             // SAFETY: as above.
             unsafe { block_avx2(bits, rows, cols, out) };
             return;

@@ -9,6 +9,7 @@ mod tiled;
 
 pub use calibrated::{ArtifactCalibration, CalibratedParams, CalibratedRelease, refine_calibrated};
 pub use coordinate::TiledRefine;
+pub use jaccard::{PopcountKernel, set_popcount_kernel};
 
 use tiled::Counts;
 pub use tiled::{
@@ -28,6 +29,10 @@ use quantile::{bin_of, dedup_edges, lerp, virtual_index};
 
 /// Largest graph the server accepts: node ids and common-neighbour counts are `u32`.
 pub const MAX_NODES: usize = u32::MAX as usize;
+
+/// The largest graph of the paths that hold every pair's 16-bit count in memory: the authors'
+/// calibrations ([`refine_calibrated`]) and the all-pairs test oracle.
+pub const ALL_PAIRS_MAX_NODES: usize = 65_536;
 
 /// Rows (and columns) per tile of [`TileOptions::default`].
 pub const DEFAULT_TILE_ROWS: usize = 1024;
@@ -656,10 +661,10 @@ fn keeps_counts(ctx: &TileContext<'_>, tiles: &[Tile]) -> bool {
     bytes <= budget
 }
 
-/// Refines a noisy graph into a sparse release (the EdgeRefine server): up to
-/// [`ALL_PAIRS_MAX_NODES`] nodes with the one-pass all-pairs server ([`refine_all_pairs`], the
-/// faster where it fits), above with the tiled server ([`refine_tiled`], default
-/// [`TileOptions`], no progress report). Both give the same release byte for byte.
+/// Refines a noisy graph into a sparse release (the EdgeRefine server): the tiled server
+/// ([`refine_tiled`], default [`TileOptions`], no progress report) at every size. Its release
+/// equals, byte for byte, that of the all-pairs server that served graphs up to
+/// [`ALL_PAIRS_MAX_NODES`] nodes before (kept as the test oracle).
 ///
 /// 1. `J(i,j) = |N(i)∩N(j)| / |N(i)∪N(j)|` for all pairs on the noisy graph (bit-packed AND +
 ///    popcount, or sorted neighbour lists on sparse graphs; 0 when the union is empty).
@@ -679,17 +684,16 @@ fn keeps_counts(ctx: &TileContext<'_>, tiles: &[Tile]) -> bool {
 /// (as in the paper) or itself released privately (see [`crate::perturb_with_count`]).
 ///
 /// # Complexity
-/// O(n³/64) word operations (dense). Memory up to [`ALL_PAIRS_MAX_NODES`] nodes: `n²` bytes of
-/// pair counts plus the packed rows; above: see [`refine_tiled`] (the packed rows, `n²/8` bytes,
-/// dense backend only, plus O(tile) per thread plus the release).
+/// O(n³/64) word operations (dense). Memory: see [`refine_tiled`] (the packed rows, `n²/8`
+/// bytes, dense backend only, the kept 16-bit counts where they fit (`n²` bytes, at most
+/// 2 GiB), plus O(tile) per thread plus the release).
 pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
     refine_with_progress(noisy, params, &mut |_, _| {})
 }
 
 /// [`refine`], reporting `progress(done, total)` in units of work after each batch of it, on
-/// the calling thread: pairs of the counting step and of each of the three passes over all
-/// pairs up to [`ALL_PAIRS_MAX_NODES`] nodes, tiles of the three passes above (see
-/// [`refine_tiled`]). `done` rises to `total`; the release is [`refine`]'s.
+/// the calling thread: tiles of the three passes (see [`refine_tiled`]). `done` rises to
+/// `total`; the release is [`refine`]'s.
 ///
 /// # Errors
 /// As [`refine`].
@@ -698,8 +702,7 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
 /// As [`refine`]: post-processing.
 ///
 /// # Complexity
-/// As [`refine`]; the callback runs O(n / 16 + 64) times below the tiling threshold and
-/// 3 × tiles times above.
+/// As [`refine`]; the callback runs at most 3 × tiles times.
 ///
 /// ```
 /// use edgerefine::{RefineParams, perturb, refine_with_progress};
@@ -722,17 +725,12 @@ pub fn refine_with_progress(
     params: &RefineParams,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Release> {
-    if noisy.num_nodes() <= ALL_PAIRS_MAX_NODES {
-        oracle::refine_oracle_with(noisy, params, progress)
-    } else {
-        refine_tiled(noisy, params, &TileOptions::default(), progress)
-    }
+    refine_tiled(noisy, params, &TileOptions::default(), progress)
 }
 
 /// [`refine_with_progress`] over the noisy graph's packed rows (a dense report read with
-/// [`crate::report::Report::to_bit_adjacency`]), without its edge list: the all-pairs server up
-/// to [`ALL_PAIRS_MAX_NODES`] nodes, the tiled server's dense backend above. The release is
-/// [`refine`]'s on the graph with these rows, byte for byte.
+/// [`crate::report::Report::to_bit_adjacency`]), without its edge list: the tiled server's dense
+/// backend. The release is [`refine`]'s on the graph with these rows, byte for byte.
 ///
 /// # Errors
 /// As [`refine`].
@@ -741,9 +739,8 @@ pub fn refine_with_progress(
 /// As [`refine`]: post-processing.
 ///
 /// # Complexity
-/// As [`refine`] with the dense backend; memory: the rows given (`n²/8` bytes) plus the
-/// all-pairs counts (`n²` bytes) up to [`ALL_PAIRS_MAX_NODES`] nodes, or O(tile) per thread
-/// above, plus the release.
+/// As [`refine`] with the dense backend; memory: the rows given (`n²/8` bytes) plus the kept
+/// counts where they fit (see [`refine_tiled`]) or O(tile) per thread, plus the release.
 ///
 /// ```
 /// use edgerefine::{RefineParams, perturb, refine, refine_bits_with_progress};
@@ -762,14 +759,10 @@ pub fn refine_bits_with_progress(
     params: &RefineParams,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Release> {
-    if noisy.num_nodes() <= ALL_PAIRS_MAX_NODES {
-        oracle::refine_oracle_bits(noisy, params, progress)
-    } else {
-        TiledRefine::new(noisy.num_nodes(), params)?;
-        let t0 = Instant::now();
-        let ctx = TileContext::from_bits(noisy);
-        refine_tiles(&ctx, params, DEFAULT_TILE_ROWS, t0, progress)
-    }
+    TiledRefine::new(noisy.num_nodes(), params)?;
+    let t0 = Instant::now();
+    let ctx = TileContext::from_bits(noisy);
+    refine_tiles(&ctx, params, DEFAULT_TILE_ROWS, t0, progress)
 }
 
 /// A candidate of a partially taken group: (rank, i, j); a smaller rank is better.
@@ -788,7 +781,11 @@ pub(crate) fn tie_mixer(seed: u64) -> dp_core::rng::Mixer {
     dp_core::rng::Seeds::new(seed).mixer("edgerefine/tie-break")
 }
 
+#[cfg(any(test, feature = "oracle"))]
 mod oracle;
-pub use oracle::{ALL_PAIRS_MAX_NODES, refine_oracle as refine_all_pairs};
+/// The all-pairs server that served graphs up to [`ALL_PAIRS_MAX_NODES`] nodes before the tiled
+/// server did (feature `oracle`): the test oracle of [`refine`], same release byte for byte.
+#[cfg(feature = "oracle")]
+pub use oracle::refine_oracle as refine_all_pairs;
 #[cfg(test)]
 mod tests;

@@ -10,8 +10,8 @@ use graph_core::{BitAdjacency, Graph, GraphBuilder};
 use super::jaccard::{common_neighbors, pair_index};
 use super::quantile::{bin_of, dedup_edges, lerp, virtual_index};
 use super::{
-    AMBIGUOUS, BUCKETS, Cand, Meter, RefineParams, Release, Selection, TieBreak, Timings, bucket,
-    jaccard, run_pass, tie_mixer,
+    ALL_PAIRS_MAX_NODES, AMBIGUOUS, BUCKETS, Cand, Meter, RefineParams, Release, Selection,
+    TieBreak, Timings, bucket, jaccard, run_pass, tie_mixer,
 };
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
@@ -194,20 +194,17 @@ fn binning(
     }
 }
 
-/// The largest graph [`refine_oracle`] (public as `refine_all_pairs`) takes: its pair counts are
-/// 16-bit and all of them live in memory.
-pub const ALL_PAIRS_MAX_NODES: usize = 65_536;
-
-/// The all-pairs server: every pair's common-neighbour count in memory (`n²` bytes, 16-bit
-/// counts), at most [`ALL_PAIRS_MAX_NODES`] nodes. One pass instead of the tiled server's three,
-/// so it is the faster one where it fits: [`super::refine`] uses it up to that size and the
-/// tiled server above; both give byte-identical releases (tested against each other).
+/// The all-pairs server as it served graphs up to [`ALL_PAIRS_MAX_NODES`] nodes before the
+/// tiled server replaced it: every pair's common-neighbour count in memory (`n²` bytes, 16-bit
+/// counts). Kept as the test oracle of [`super::refine`] (byte-identical releases, tested) and
+/// for the benchmark that compares the two (feature `oracle`).
 ///
 /// # Errors
 /// As [`super::refine`], and [`EdgeRefineError::TooLarge`] above [`ALL_PAIRS_MAX_NODES`].
 ///
 /// # Complexity
 /// O(n³/64) word operations, `n²` bytes of counts plus the packed rows.
+#[cfg_attr(not(feature = "oracle"), allow(unreachable_pub))]
 pub fn refine_oracle(noisy: &Graph, params: &RefineParams) -> Result<Release> {
     refine_oracle_with(noisy, params, &mut |_, _| {})
 }

@@ -382,7 +382,7 @@ fn tiled_at_20k_nodes_equals_all_pairs_for_every_tile_size() {
         let a = run(2_500);
         let b = run(n);
         assert_same(&a, &b, &format!("n={n} {tb:?}"));
-        let all = refine_all_pairs(&g, &p).unwrap();
+        let all = oracle::refine_oracle(&g, &p).unwrap();
         assert_same(&a, &all, &format!("n={n} {tb:?} against all pairs"));
         assert!(a.bin_pairs.len() >= 2, "bins {:?}", a.bin_edges);
         assert_eq!(a.bin_pairs.iter().sum::<u64>(), (n * (n - 1) / 2) as u64);

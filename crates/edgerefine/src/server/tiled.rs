@@ -152,23 +152,6 @@ pub fn plan_tiles(n: usize, tile_rows: usize) -> Vec<Tile> {
         .collect()
 }
 
-/// A tile's counts as the dense loop reads them.
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    Wide(&'a [u32]),
-    Narrow(&'a [u16]),
-}
-
-impl Source<'_> {
-    #[inline]
-    fn at(self, k: usize) -> u32 {
-        match self {
-            Source::Wide(c) => c[k],
-            Source::Narrow(c) => u32::from(c[k]),
-        }
-    }
-}
-
 /// Where the dense backend's common-neighbour counts of a tile come from.
 pub(crate) enum Counts<'a> {
     /// Computed for this pass and dropped.
@@ -206,39 +189,22 @@ impl Tile {
         let g: &Graph = match &ctx.rows {
             Rows::Lists(g) => g,
             Rows::Bits(bits) => {
-                let mut dense = |src: Source<'_>| {
-                    let mut skipped = 0u64;
-                    for i in self.rows.clone() {
-                        let row = bits.row(i);
-                        let base = (i - self.rows.start) * width;
-                        for j in c0.max(i + 1)..c1 {
-                            let c = src.at(base + j - c0);
-                            let e = row[j / 64] >> (j % 64) & 1 == 1;
-                            if c == 0 && !e && !zeros {
-                                skipped += 1;
-                                continue;
-                            }
-                            f(i, j, jaccard(c, deg[i], deg[j]), e);
-                        }
-                    }
-                    skipped
-                };
                 let cells = self.rows.len() * width;
                 return match counts {
                     Counts::Compute => {
                         let mut wide = vec![0u32; cells];
                         block_counts(bits, self.rows.clone(), self.cols.clone(), &mut wide);
-                        dense(Source::Wide(&wide))
+                        self.visit_dense(bits, deg, &wide, zeros, f)
                     }
                     Counts::Keep(slot) => {
                         // Counts are at most n − 2, which the caller keeps below 2¹⁶.
                         let mut kept = vec![0u16; cells];
                         block_counts(bits, self.rows.clone(), self.cols.clone(), &mut kept);
-                        let skipped = dense(Source::Narrow(&kept));
+                        let skipped = self.visit_dense(bits, deg, &kept, zeros, f);
                         *slot = Some(kept);
                         skipped
                     }
-                    Counts::Cached(kept) => dense(Source::Narrow(kept)),
+                    Counts::Cached(kept) => self.visit_dense(bits, deg, kept, zeros, f),
                 };
             }
         };
@@ -303,6 +269,41 @@ impl Tile {
         skipped
     }
 
+    /// The dense backend's loop of [`Tile::visit_counts`] over the tile's counts (row-major,
+    /// `cols.len()` per row), monomorphised per cell type.
+    #[inline(always)]
+    fn visit_dense<T: Copy + Into<u32>>(
+        &self,
+        bits: &BitAdjacency,
+        deg: &[u32],
+        counts: &[T],
+        zeros: bool,
+        mut f: impl FnMut(usize, usize, f64, bool),
+    ) -> u64 {
+        let (c0, c1) = (self.cols.start, self.cols.end);
+        let width = self.cols.len();
+        let mut skipped = 0u64;
+        for i in self.rows.clone() {
+            let row = bits.row(i);
+            let di = deg[i];
+            let lo = c0.max(i + 1);
+            if lo >= c1 {
+                continue;
+            }
+            let base = (i - self.rows.start) * width;
+            for (j, &c) in (lo..c1).zip(&counts[base + lo - c0..base + width]) {
+                let c: u32 = c.into();
+                let e = row[j / 64] >> (j % 64) & 1 == 1;
+                if c == 0 && !e && !zeros {
+                    skipped += 1;
+                    continue;
+                }
+                f(i, j, jaccard(c, di, deg[j]), e);
+            }
+        }
+        skipped
+    }
+
     /// Pass 1: the tile's exact histogram of similarities over 2¹⁶ + 1 buckets (pairs and
     /// noisy edges per bucket).
     ///
@@ -320,12 +321,26 @@ impl Tile {
         ctx: &TileContext<'_>,
         counts: Counts<'_>,
     ) -> TileHistogram {
-        let mut h = TileHistogram::empty();
+        if self.num_pairs() >= 1 << 32 {
+            let mut h = TileHistogram::empty();
+            let zeros = self.visit_counts(ctx, false, counts, |_, _, s, e| {
+                let b = bucket(s);
+                h.pairs[b] += 1;
+                h.noisy[b] += u64::from(e);
+            });
+            h.pairs[0] += zeros;
+            return h;
+        }
+        // Fewer than 2³² pairs: pairs in the low 32 bits of one word per bucket, noisy edges
+        // in the high 32 (one increment per pair).
+        let mut packed = vec![0u64; BUCKETS + 1];
         let zeros = self.visit_counts(ctx, false, counts, |_, _, s, e| {
-            let b = bucket(s);
-            h.pairs[b] += 1;
-            h.noisy[b] += u64::from(e);
+            packed[bucket(s)] += 1 + (u64::from(e) << 32);
         });
+        let mut h = TileHistogram {
+            pairs: packed.iter().map(|&w| w & 0xFFFF_FFFF).collect(),
+            noisy: packed.iter().map(|&w| w >> 32).collect(),
+        };
         h.pairs[0] += zeros;
         h
     }

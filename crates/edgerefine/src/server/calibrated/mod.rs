@@ -20,8 +20,8 @@ use std::time::Instant;
 use graph_core::{BitAdjacency, Graph};
 use rayon::prelude::*;
 
+use super::ALL_PAIRS_MAX_NODES;
 use super::jaccard::{common_neighbors, pair_index};
-use super::oracle::ALL_PAIRS_MAX_NODES;
 use super::{jaccard, pair_count, round_half_even};
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};

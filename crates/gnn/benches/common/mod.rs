@@ -15,7 +15,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Cora from `$DPGRAPH_DATA`, or a stand-in of its shape.
-pub fn cora() -> NodeTask {
+pub(crate) fn cora() -> NodeTask {
     let dir =
         graph_core::registry::data_dir_or_default(std::env::var_os(graph_core::registry::DATA_ENV));
     if let Ok(spec) = Registry::embedded().get("cora")
@@ -32,7 +32,7 @@ pub fn cora() -> NodeTask {
 
 /// A random graph: 100,000 nodes, 1,000,000 undirected edges (both directions), 128 dense
 /// features, 10 classes.
-pub fn big_graph() -> NodeTask {
+pub(crate) fn big_graph() -> NodeTask {
     let n = 100_000u32;
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut edges = Vec::with_capacity(2_000_000);
@@ -55,7 +55,7 @@ pub fn big_graph() -> NodeTask {
 }
 
 /// A contextual SBM of 2,000 nodes and 32 features (the PNA benchmark).
-pub fn pna_task() -> NodeTask {
+pub(crate) fn pna_task() -> NodeTask {
     let ds = ContextualSbm {
         n: 2_000,
         classes: 5,
@@ -70,7 +70,7 @@ pub fn pna_task() -> NodeTask {
 }
 
 /// State of one full-batch training run, stepped one epoch at a time.
-pub struct Epoch {
+pub(crate) struct Epoch {
     model: Option<Gnn>,
     optim: ModuleOptimizer,
     input: GraphInput,
@@ -81,7 +81,7 @@ pub struct Epoch {
 
 impl Epoch {
     /// `fused`: the default fused sparse kernels, else burn's generic gather/scatter ops.
-    pub fn new(task: &NodeTask, model: impl Fn(usize, usize) -> ModelConfig, fused: bool) -> Self {
+    pub(crate) fn new(task: &NodeTask, model: impl Fn(usize, usize) -> ModelConfig, fused: bool) -> Self {
         let plain = Device::flex();
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let cfg = model(task.num_features(), task.num_classes());
@@ -113,7 +113,7 @@ impl Epoch {
     }
 
     /// One epoch; returns the training loss.
-    pub fn step(&mut self) -> f32 {
+    pub(crate) fn step(&mut self) -> f32 {
         let model = self.model.take().expect("model present");
         let logits = model
             .forward(&self.input, Some(&mut self.drop))
@@ -130,16 +130,16 @@ impl Epoch {
 
 // The widths of EdgeRefine's Cora models (`edgerefine::paper::NodeModel`).
 /// GCN, hidden 16, dropout 0.6.
-pub fn gcn(d_in: usize, d_out: usize) -> ModelConfig {
+pub(crate) fn gcn(d_in: usize, d_out: usize) -> ModelConfig {
     ModelConfig::gcn(d_in, 16, d_out).with_dropout(0.6)
 }
 
 /// GAT, 8 heads × 16.
-pub fn gat(d_in: usize, d_out: usize) -> ModelConfig {
+pub(crate) fn gat(d_in: usize, d_out: usize) -> ModelConfig {
     ModelConfig::gat(d_in, 16, d_out)
 }
 
 /// GIN, hidden 32.
-pub fn gin(d_in: usize, d_out: usize) -> ModelConfig {
+pub(crate) fn gin(d_in: usize, d_out: usize) -> ModelConfig {
     ModelConfig::gin(d_in, 32, d_out)
 }

@@ -89,17 +89,20 @@ impl<R: Rng + ?Sized> Iterator for SuccessPositions<'_, R> {
             self.next = self.skip.n_trials;
             return None;
         }
-        let gap = if self.skip.p == 1.0 {
+        // The gap is ⌊x⌋ for x = ln U / ln(1 − p) ≥ 0. `remaining as f64` is integer-valued, so
+        // ⌊x⌋ ≥ it exactly when x ≥ it, and `x as u64` truncates, i.e. is ⌊x⌋ (no call to a
+        // software `floor` on CPUs without SSE4.1; the same values).
+        let x = if self.skip.p == 1.0 {
             0.0
         } else {
-            (open_closed_unit(self.rng).ln() / self.skip.log_q).floor()
+            open_closed_unit(self.rng).ln() / self.skip.log_q
         };
-        if gap >= remaining as f64 {
+        if x >= remaining as f64 {
             self.next = self.skip.n_trials;
             return None;
         }
-        // gap < remaining ≤ u64::MAX, and it is an integer-valued double.
-        let pos = self.next + gap as u64;
+        // ⌊x⌋ < remaining ≤ u64::MAX.
+        let pos = self.next + x as u64;
         if pos >= self.skip.n_trials {
             self.next = self.skip.n_trials;
             return None;
@@ -112,6 +115,36 @@ impl<R: Rng + ?Sized> Iterator for SuccessPositions<'_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The positions are those of `⌊ln U / ln(1 − p)⌋` gaps with `floor` called explicitly
+    /// (as before the truncating cast replaced it): the same values, draw for draw.
+    #[test]
+    fn truncation_gives_the_floor_gaps() {
+        for (p, n) in [
+            (0.0474, 2_000_000u64),
+            (0.3, 200_000),
+            (0.9, 50_000),
+            (1e-4, 10_000_000),
+        ] {
+            let skip = GeometricSkip::new(n, p).unwrap();
+            let got: Vec<u64> = skip.positions(&mut crate::rng::seeded_rng(9)).collect();
+            let mut rng = crate::rng::seeded_rng(9);
+            let log_q = (-p).ln_1p();
+            let (mut want, mut next) = (Vec::new(), 0u64);
+            loop {
+                let gap = (open_closed_unit(&mut rng).ln() / log_q).floor();
+                if gap >= (n - next) as f64 {
+                    break;
+                }
+                want.push(next + gap as u64);
+                next += gap as u64 + 1;
+                if next >= n {
+                    break;
+                }
+            }
+            assert_eq!(got, want, "p = {p}");
+        }
+    }
 
     #[test]
     fn degenerate_probabilities() {

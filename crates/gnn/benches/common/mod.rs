@@ -81,7 +81,11 @@ pub(crate) struct Epoch {
 
 impl Epoch {
     /// `fused`: the default fused sparse kernels, else burn's generic gather/scatter ops.
-    pub(crate) fn new(task: &NodeTask, model: impl Fn(usize, usize) -> ModelConfig, fused: bool) -> Self {
+    pub(crate) fn new(
+        task: &NodeTask,
+        model: impl Fn(usize, usize) -> ModelConfig,
+        fused: bool,
+    ) -> Self {
         let plain = Device::flex();
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let cfg = model(task.num_features(), task.num_classes());

@@ -139,10 +139,9 @@ pub fn perturb_report<R: CryptoRng + ?Sized>(
         }
         FlipSampler::Skip => {
             // Flips at every position; true-edge positions are overwritten below.
+            // The positions of `perturb`'s skips (blocks of draws; nothing draws after them).
             let skip = GeometricSkip::new(total as u64, flip)?;
-            for k in skip.positions(rng) {
-                body[(k / 8) as usize] |= 1 << (k % 8);
-            }
+            skip.for_each_position(rng, |k| body[(k / 8) as usize] |= 1 << (k % 8));
         }
     }
     for &(k, kept) in &decisions {

@@ -46,7 +46,8 @@ fn perturb_bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// `refine` (tiled) against the all-pairs server at n = 10,000, ε = 1 and ε = 3, after checking
+/// `refine` (tiled) against the all-pairs server at n = 2,708 (ε = 1) and n = 10,000 (ε = 1 and
+/// ε = 3), after checking
 /// that both give the same release; each under the AVX-512 kernel (where the CPU has it) and the
 /// AVX2 kernel (what the all-pairs server ran before).
 #[cfg(feature = "oracle")]
@@ -54,8 +55,12 @@ fn tiled_vs_all_pairs(c: &mut Criterion) {
     use edgerefine::{PopcountKernel, TieBreak, refine_all_pairs, set_popcount_kernel};
     let mut g = c.benchmark_group("tiled_vs_all_pairs");
     g.sample_size(10);
-    for eps in [1.0, 3.0] {
-        let (noisy, e) = noisy(10_000, 20_000.0, eps);
+    for (n, m, eps) in [
+        (2_708usize, 5_278.0, 1.0),
+        (10_000, 20_000.0, 1.0),
+        (10_000, 20_000.0, 3.0),
+    ] {
+        let (noisy, e) = noisy(n, m, eps);
         for tb in [TieBreak::Default, TieBreak::Reference] {
             let p = RefineParams {
                 tie_break: tb,
@@ -72,10 +77,10 @@ fn tiled_vs_all_pairs(c: &mut Criterion) {
             (PopcountKernel::Avx2, " avx2"),
         ] {
             set_popcount_kernel(kernel);
-            g.bench_function(format!("all pairs{label} n=10000 eps={eps}"), |b| {
+            g.bench_function(format!("all pairs{label} n={n} eps={eps}"), |b| {
                 b.iter(|| refine_all_pairs(&noisy, &p).expect("refine"))
             });
-            g.bench_function(format!("tiled{label} n=10000 eps={eps}"), |b| {
+            g.bench_function(format!("tiled{label} n={n} eps={eps}"), |b| {
                 b.iter(|| refine(&noisy, &p).expect("refine"))
             });
         }

@@ -391,9 +391,19 @@ impl Tile {
         counts: Counts<'_>,
     ) -> TileValues {
         let need = &rank.buckets;
+        // One bit per bucket: most pairs fall outside the few needed buckets and are rejected
+        // without the search.
+        let mut wanted = vec![0u64; (BUCKETS + 1).div_ceil(64)];
+        for &b in need {
+            wanted[b / 64] |= 1 << (b % 64);
+        }
         let mut v = TileValues::empty(rank);
         let zeros = self.visit_counts(ctx, false, counts, |_, _, s, e| {
-            if let Ok(k) = need.binary_search(&bucket(s)) {
+            let b = bucket(s);
+            if wanted[b / 64] >> (b % 64) & 1 == 0 {
+                return;
+            }
+            if let Ok(k) = need.binary_search(&b) {
                 let c = v.values[k].entry(s.to_bits()).or_default();
                 c.0 += 1;
                 c.1 += u64::from(e);
@@ -431,9 +441,27 @@ impl Tile {
                 std::collections::BinaryHeap::new(),
             ],
         };
+        // The decision per flag and bucket where the bucket lies in one bin (most pairs), else
+        // AMBIGUOUS: one lookup instead of bin, group and decision.
+        let verdict: [Vec<u8>; 2] = [0, 1].map(|f| {
+            plan.bucket_bin
+                .iter()
+                .map(|&bb| {
+                    if bb == AMBIGUOUS {
+                        AMBIGUOUS
+                    } else {
+                        plan.decision[f][plan.group_of_bin[usize::from(bb)]].0
+                    }
+                })
+                .collect()
+        });
         self.visit_counts(ctx, plan.zeros, counts, |i, j, s, e| {
             let f = usize::from(e);
-            match plan.decision[f][plan.group_of_bin[plan.bin(s)]].0 {
+            let mut d = verdict[f][bucket(s)];
+            if d == AMBIGUOUS {
+                d = plan.decision[f][plan.group_of_bin[plan.bin(s)]].0;
+            }
+            match d {
                 1 => out.taken.push((i as u32, j as u32)),
                 2 => {
                     let idx = pair_index(n, i, j) as u64;

@@ -109,15 +109,28 @@ impl GeometricSkip {
             }
             // As `SuccessPositions::next`, one gap ⌊x⌋ at a time.
             for &x in &block {
-                let remaining = self.n_trials - next;
-                // `remaining as f64` may round up above 2⁵³: the position check stays.
-                if x >= remaining as f64 || x as u64 >= remaining {
+                let Some(pos) = self.position_after(next, x) else {
                     return;
-                }
-                f(next + x as u64);
-                next += x as u64 + 1;
+                };
+                f(pos);
+                next = pos + 1;
             }
         }
+    }
+
+    /// The success position that the draw `x = ln U / ln(1 − p) ≥ 0` gives after `next` (the
+    /// first undecided trial): `next + ⌊x⌋`, or `None` past the last trial. `n − next` as f64 is
+    /// integer-valued, so `⌊x⌋ ≥` it exactly when `x ≥` it, and `x as u64` truncates, i.e. is
+    /// `⌊x⌋` (no software `floor` on CPUs without SSE4.1); it may round up above 2⁵³, hence the
+    /// check on the position too.
+    #[inline]
+    fn position_after(&self, next: u64, x: f64) -> Option<u64> {
+        let remaining = self.n_trials - next;
+        if x >= remaining as f64 {
+            return None;
+        }
+        let pos = next + x as u64;
+        (pos < self.n_trials).then_some(pos)
     }
 }
 
@@ -139,24 +152,15 @@ impl<R: Rng + ?Sized> Iterator for SuccessPositions<'_, R> {
             self.next = self.skip.n_trials;
             return None;
         }
-        // The gap is ⌊x⌋ for x = ln U / ln(1 − p) ≥ 0. `remaining as f64` is integer-valued, so
-        // ⌊x⌋ ≥ it exactly when x ≥ it, and `x as u64` truncates, i.e. is ⌊x⌋ (no call to a
-        // software `floor` on CPUs without SSE4.1; the same values).
         let x = if self.skip.p == 1.0 {
             0.0
         } else {
             open_closed_unit(self.rng).ln() / self.skip.log_q
         };
-        if x >= remaining as f64 {
+        let Some(pos) = self.skip.position_after(self.next, x) else {
             self.next = self.skip.n_trials;
             return None;
-        }
-        // ⌊x⌋ < remaining ≤ u64::MAX.
-        let pos = self.next + x as u64;
-        if pos >= self.skip.n_trials {
-            self.next = self.skip.n_trials;
-            return None;
-        }
+        };
         self.next = pos + 1;
         Some(pos)
     }

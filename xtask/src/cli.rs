@@ -242,7 +242,8 @@ pub(crate) struct ReproArgs {
         value_name = "PARTS"
     )]
     pub(crate) parts: Vec<EdgerefinePart>,
-    /// edgerefine: reuse the tables and per-(ε, seed) caches of an earlier run in --out.
+    /// edgerefine: reuse the tables and per-(ε, seed) caches of an earlier run in --out, and
+    /// the committed reference's chunks made by the same plan (copied into --out).
     #[arg(long)]
     pub(crate) resume: bool,
     /// edgerefine: start no new chunk after this many minutes (the tables say what is left

@@ -36,10 +36,14 @@ use crate::output::{Table, write};
 /// the ε-free rows, seed) chunk under `<out>/edgerefine/cache/<dataset>/`, so an interrupted
 /// run loses at most one chunk. With `--budget-min m`, no new chunk starts after `m` minutes:
 /// the tables are written with what has run and a note naming the chunks left for a later
-/// `--resume` run.
+/// `--resume` run. `--resume` also takes a chunk made by the same plan from the committed
+/// reference's cache (`results/edgerefine/cache/` for `--full`) and copies it into `--out`, so a
+/// fresh clone reassembles the reference tables and runs only the chunks it lacks.
 struct Parts {
     only: Option<Vec<EdgerefinePart>>,
     resume: bool,
+    /// The committed reference's `edgerefine/` directory, where it is not `--out`'s own.
+    reference: Option<std::path::PathBuf>,
     budget: Option<std::time::Duration>,
     start: Instant,
 }
@@ -47,8 +51,17 @@ struct Parts {
 impl Parts {
     /// The selection of `--parts` (clap has refused unknown parts), `--resume` and
     /// `--budget-min`; a budget that is not a number of minutes ≥ 0 is an error naming it.
-    fn new(select: &super::Select) -> Result<Self> {
+    fn new(ctx: &Ctx) -> Result<Self> {
+        let select = &ctx.select;
         let only = select.parts.clone();
+        let (out, reference) = (ctx.out.join("edgerefine"), ctx.reference.join("edgerefine"));
+        let same = match (
+            std::fs::canonicalize(&out),
+            std::fs::canonicalize(&reference),
+        ) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => out == reference,
+        };
         let budget = match select.budget_min {
             None => None,
             Some(m) if m.is_finite() && m >= 0.0 => {
@@ -59,6 +72,7 @@ impl Parts {
         Ok(Self {
             only: (!only.is_empty()).then_some(only),
             resume: select.resume,
+            reference: (select.resume && !same).then_some(reference),
             budget,
             start: Instant::now(),
         })
@@ -91,7 +105,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
         Effort::Quick => Plan::quick(),
         Effort::Full => Plan::full(),
     };
-    let parts = Parts::new(&ctx.select)?;
+    let parts = Parts::new(ctx)?;
     // The small acceptance tables first, the long node-classification grid last (it writes its
     // tables after every dataset).
     if parts.table(EdgerefinePart::Blink, &dir, "blink_cora") {
@@ -337,7 +351,7 @@ fn run_grid(
     let name = dp.name;
     let t0 = Instant::now();
     let mut acc = NodeAcc::new(grid);
-    let (mut cached, mut skipped) = (0usize, Vec::new());
+    let (mut cached, mut from_reference, mut skipped) = (0usize, 0usize, Vec::new());
     // (method and ε, releases) above the training edge limit: measured, not trained on.
     let mut untrained: Vec<(String, usize)> = Vec::new();
     for slot in grid.slots() {
@@ -345,14 +359,16 @@ fn run_grid(
         for &seed in &p.seeds {
             let file = chunk_file(dir, grid, slot, seed);
             let hit = if parts.resume {
-                let fingerprint = grid.fingerprint(slot, seed);
-                read_chunk(&file).filter(|c| c.fingerprint == fingerprint)
+                cached_chunk(dir, parts.reference.as_deref(), grid, slot, seed)?
             } else {
                 None
             };
             let chunk = match hit {
-                Some(c) => {
-                    cached += 1;
+                Some((c, source)) => {
+                    match source {
+                        ChunkSource::Out => cached += 1,
+                        ChunkSource::Reference => from_reference += 1,
+                    }
                     c
                 }
                 None if parts.over_budget() => {
@@ -397,6 +413,17 @@ fn run_grid(
             grid.num_chunks()
         ));
     }
+    if from_reference > 0 {
+        notes.push(format!(
+            "{name}: {from_reference} of {} (ε, seed) chunks taken from the committed reference's cache ({}/cache/{name}/, made by the same plan; --resume) and copied into cache/{name}/.",
+            grid.num_chunks(),
+            parts.reference.as_deref().map_or("?".into(), |d| {
+                // Relative to the checkout where it is inside it: no machine's paths in tables.
+                let root = crate::project_root();
+                d.strip_prefix(&root).unwrap_or(d).display().to_string()
+            })
+        ));
+    }
     notes.push(at_cap_note(name, dp, &p.models, acc.at_cap()));
     if !untrained.is_empty() {
         notes.push(format!(
@@ -416,6 +443,43 @@ fn run_grid(
         ));
     }
     Ok(acc)
+}
+
+/// Where a chunk read back by `--resume` came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChunkSource {
+    /// `--out`'s own cache (an earlier run into the same directory).
+    Out,
+    /// The committed reference's cache; the chunk has been copied into `--out`'s cache.
+    Reference,
+}
+
+/// The chunk `(slot, seed)` of `grid` made by the same plan (same fingerprint), from `dir`'s
+/// cache or else from `reference`'s (then copied into `dir`'s cache, so `dir` holds every chunk
+/// its tables were made from); `None` where neither has it.
+///
+/// # Errors
+/// Copying a reference chunk into `dir` fails.
+fn cached_chunk(
+    dir: &Path,
+    reference: Option<&Path>,
+    grid: &NodeGrid<'_>,
+    slot: Slot,
+    seed: u64,
+) -> Result<Option<(Chunk, ChunkSource)>> {
+    let fingerprint = grid.fingerprint(slot, seed);
+    let file = chunk_file(dir, grid, slot, seed);
+    if let Some(c) = read_chunk(&file).filter(|c| c.fingerprint == fingerprint) {
+        return Ok(Some((c, ChunkSource::Out)));
+    }
+    let Some(c) = reference
+        .and_then(|r| read_chunk(&chunk_file(r, grid, slot, seed)))
+        .filter(|c| c.fingerprint == fingerprint)
+    else {
+        return Ok(None);
+    };
+    write_chunk(&file, &c)?;
+    Ok(Some((c, ChunkSource::Reference)))
 }
 
 /// Progress: the training time of each model on the dense releases of a chunk.
@@ -896,6 +960,66 @@ mod tests {
         assert!(
             read_chunk(&path).is_none(),
             "an unreadable chunk is recomputed"
+        );
+    }
+
+    #[test]
+    fn resume_takes_a_chunk_of_the_same_plan_from_the_reference_and_copies_it() {
+        let plan = Plan::full();
+        let grid = NodeGrid::new(&plan, &plan.datasets[0]);
+        let slot = grid.slots()[1];
+        let chunk = |fingerprint: String| Chunk {
+            fingerprint,
+            releases: vec![],
+            trains: vec![],
+            seconds: 1.0,
+        };
+        let d = tempfile::tempdir().unwrap();
+        let (out, reference) = (d.path().join("out"), d.path().join("ref"));
+        // Neither has it.
+        assert!(
+            cached_chunk(&out, Some(&reference), &grid, slot, 0)
+                .unwrap()
+                .is_none()
+        );
+        // The reference has it under another plan: not taken, not copied.
+        write_chunk(
+            &chunk_file(&reference, &grid, slot, 0),
+            &chunk("another plan".into()),
+        )
+        .unwrap();
+        assert!(
+            cached_chunk(&out, Some(&reference), &grid, slot, 0)
+                .unwrap()
+                .is_none()
+        );
+        assert!(!chunk_file(&out, &grid, slot, 0).exists());
+        // The reference has it under this plan: taken and copied into --out's cache.
+        let fingerprint = grid.fingerprint(slot, 0);
+        write_chunk(
+            &chunk_file(&reference, &grid, slot, 0),
+            &chunk(fingerprint.clone()),
+        )
+        .unwrap();
+        let (c, source) = cached_chunk(&out, Some(&reference), &grid, slot, 0)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (c.fingerprint.as_str(), source),
+            (fingerprint.as_str(), ChunkSource::Reference)
+        );
+        assert_eq!(
+            std::fs::read(chunk_file(&out, &grid, slot, 0)).unwrap(),
+            std::fs::read(chunk_file(&reference, &grid, slot, 0)).unwrap()
+        );
+        // Now --out has it; without a reference too.
+        let (_, source) = cached_chunk(&out, None, &grid, slot, 0).unwrap().unwrap();
+        assert_eq!(source, ChunkSource::Out);
+        // Another seed: in neither.
+        assert!(
+            cached_chunk(&out, Some(&reference), &grid, slot, 1)
+                .unwrap()
+                .is_none()
         );
     }
 

@@ -788,6 +788,7 @@ mod tests {
             effort: Effort::Full,
             seed,
             out: out.to_path_buf(),
+            reference: out.to_path_buf(),
             revision: "test".into(),
             select: Default::default(),
         }

@@ -34,6 +34,9 @@ pub(crate) struct Ctx {
     pub(crate) effort: Effort,
     pub(crate) seed: u64,
     pub(crate) out: PathBuf,
+    /// The committed reference results this run compares with (`results/` for `--full`):
+    /// `--resume` also takes the edgerefine chunks of the same plan from its cache.
+    pub(crate) reference: PathBuf,
     pub(crate) revision: String,
     /// Which parts of the homdp / edgerefine experiments run.
     pub(crate) select: Select,
@@ -136,6 +139,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         effort,
         seed: args.seed,
         out,
+        reference: reference.clone(),
         revision: crate::git_revision(),
         select: Select {
             only: args.only,

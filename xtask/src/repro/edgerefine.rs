@@ -55,13 +55,7 @@ impl Parts {
         let select = &ctx.select;
         let only = select.parts.clone();
         let (out, reference) = (ctx.out.join("edgerefine"), ctx.reference.join("edgerefine"));
-        let same = match (
-            std::fs::canonicalize(&out),
-            std::fs::canonicalize(&reference),
-        ) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => out == reference,
-        };
+        let same = super::same_dir(&out, &reference);
         let budget = match select.budget_min {
             None => None,
             Some(m) if m.is_finite() && m >= 0.0 => {

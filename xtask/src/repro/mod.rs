@@ -57,6 +57,14 @@ pub(crate) struct Select {
     pub(crate) budget_min: Option<f64>,
 }
 
+/// Whether `a` and `b` name the same directory (compared canonically where both exist).
+pub(crate) fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 impl Ctx {
     /// Metadata recorded in every table.
     pub(crate) fn meta(&self) -> serde_json::Map<String, serde_json::Value> {
@@ -112,13 +120,6 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
             .into_iter()
             .filter(|e| args.experiments.contains(e))
             .collect()
-    };
-    let same_dir = |a: &std::path::Path, b: &std::path::Path| match (
-        std::fs::canonicalize(a),
-        std::fs::canonicalize(b),
-    ) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
     };
     if (same_dir(&out, &reference) || committed.iter().any(|c| same_dir(&out, c)))
         && !args.update_reference

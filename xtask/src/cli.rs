@@ -136,6 +136,44 @@ impl EdgerefinePart {
     }
 }
 
+/// One of `count` processes that share a node grid (`--shard index/count`): it runs the chunks
+/// whose position in the dataset's grid is `index` modulo `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shard {
+    /// This process's share, `0 ≤ index < count`.
+    pub(crate) index: usize,
+    /// How many processes share the grid (≥ 1).
+    pub(crate) count: usize,
+}
+
+impl Shard {
+    /// Whether the chunk at `position` in a dataset's grid is this shard's.
+    pub(crate) fn owns(self, position: usize) -> bool {
+        position % self.count == self.index
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `"K/N"` with `N ≥ 1` and `K < N`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("expected K/N (e.g. 0/2), got {s:?}"))?;
+        let parse = |x: &str| {
+            x.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("expected K/N with whole numbers, got {s:?}"))
+        };
+        let (index, count) = (parse(k)?, parse(n)?);
+        if count == 0 || index >= count {
+            return Err(format!("expected K/N with 0 ≤ K < N, got {s:?}"));
+        }
+        Ok(Self { index, count })
+    }
+}
+
 /// An experiment of `cargo xtask repro`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Experiment {
@@ -250,4 +288,53 @@ pub(crate) struct ReproArgs {
     /// for a later --resume).
     #[arg(long, value_name = "MINUTES")]
     pub(crate) budget_min: Option<f64>,
+    /// edgerefine: run only the node-grid chunks whose position in their dataset's grid is K
+    /// modulo N, so that N processes (e.g. one thread each: RAYON_NUM_THREADS=1) fill one
+    /// --out side by side; the others' chunks are read back with --resume or left for a later
+    /// --resume run, which writes the complete tables.
+    #[arg(long, value_name = "K/N")]
+    pub(crate) shard: Option<Shard>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{Cli, Command, Shard};
+
+    fn shard_of(args: &[&str]) -> Result<Option<Shard>, String> {
+        let argv = ["xtask", "repro", "edgerefine"].iter().chain(args);
+        match Cli::try_parse_from(argv).map(|cli| cli.command) {
+            Ok(Command::Repro(r)) => Ok(r.shard),
+            Ok(other) => panic!("parsed as {other:?}"),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn shard_parses_k_of_n_and_refuses_the_rest_naming_it() {
+        assert_eq!(shard_of(&[]), Ok(None));
+        assert_eq!(
+            shard_of(&["--shard", "1/2"]),
+            Ok(Some(Shard { index: 1, count: 2 }))
+        );
+        for bad in ["2/2", "0/0", "1", "a/2", "1/x", "1/2/3"] {
+            let e = shard_of(&["--shard", bad]).expect_err(bad);
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn shards_split_the_positions_between_them_once_each() {
+        let shards = [
+            Shard { index: 0, count: 3 },
+            Shard { index: 1, count: 3 },
+            Shard { index: 2, count: 3 },
+        ];
+        for position in 0..40 {
+            let owners = shards.iter().filter(|s| s.owns(position)).count();
+            assert_eq!(owners, 1, "position {position}");
+        }
+        assert!(Shard { index: 0, count: 1 }.owns(7));
+    }
 }

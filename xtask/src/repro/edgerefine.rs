@@ -45,6 +45,8 @@ struct Parts {
     /// The committed reference's `edgerefine/` directory, where it is not `--out`'s own.
     reference: Option<std::path::PathBuf>,
     budget: Option<std::time::Duration>,
+    /// `--shard`: the node-grid chunks this process runs.
+    shard: Option<crate::cli::Shard>,
     start: Instant,
 }
 
@@ -68,8 +70,14 @@ impl Parts {
             resume: select.resume,
             reference: (select.resume && !same).then_some(reference),
             budget,
+            shard: select.shard,
             start: Instant::now(),
         })
+    }
+
+    /// Whether the chunk at `position` in its dataset's grid is another `--shard`'s.
+    fn elsewhere(&self, position: usize) -> bool {
+        self.shard.is_some_and(|s| !s.owns(position))
     }
 
     /// Whether the time budget (`--budget-min`) is spent.
@@ -345,12 +353,16 @@ fn run_grid(
     let name = dp.name;
     let t0 = Instant::now();
     let mut acc = NodeAcc::new(grid);
-    let (mut cached, mut from_reference, mut skipped) = (0usize, 0usize, Vec::new());
+    let (mut cached, mut from_reference) = (0usize, 0usize);
+    let (mut skipped, mut other_shard) = (Vec::new(), Vec::new());
+    let mut position = 0usize;
     // (method and ε, releases) above the training edge limit: measured, not trained on.
     let mut untrained: Vec<(String, usize)> = Vec::new();
     for slot in grid.slots() {
         let label = grid.label(slot);
         for &seed in &p.seeds {
+            let at = position;
+            position += 1;
             let file = chunk_file(dir, grid, slot, seed);
             let hit = if parts.resume {
                 cached_chunk(dir, parts.reference.as_deref(), grid, slot, seed)?
@@ -364,6 +376,10 @@ fn run_grid(
                         ChunkSource::Reference => from_reference += 1,
                     }
                     c
+                }
+                None if parts.elsewhere(at) => {
+                    other_shard.push(format!("{label} seed {seed}"));
+                    continue;
                 }
                 None if parts.over_budget() => {
                     skipped.push(format!("{label} seed {seed}"));
@@ -434,6 +450,12 @@ fn run_grid(
         notes.push(format!(
             "{name}: not run yet (--budget-min reached; rerun with --resume to continue): {}. Cells with fewer runs than seeds lack these.",
             skipped.join(", ")
+        ));
+    }
+    if !other_shard.is_empty() {
+        notes.push(format!(
+            "{name}: left to the other --shard processes (not in cache/{name}/ when this one read it; a last --resume run assembles the complete tables): {}. Cells with fewer runs than seeds lack these.",
+            other_shard.join(", ")
         ));
     }
     Ok(acc)

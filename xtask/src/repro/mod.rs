@@ -55,6 +55,8 @@ pub(crate) struct Select {
     pub(crate) resume: bool,
     /// edgerefine: minutes after which no new chunk starts (`--budget-min`).
     pub(crate) budget_min: Option<f64>,
+    /// edgerefine: the share of the node grid's chunks this process runs (`--shard`).
+    pub(crate) shard: Option<crate::cli::Shard>,
 }
 
 /// Whether `a` and `b` name the same directory (compared canonically where both exist).
@@ -134,7 +136,8 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
     let partial = !args.only.is_empty()
         || !args.tables.is_empty()
         || !args.parts.is_empty()
-        || args.budget_min.is_some();
+        || args.budget_min.is_some()
+        || args.shard.is_some();
     install_needed(&which, args.source.upstream, args.source.offline);
     let ctx = Ctx {
         effort,
@@ -148,6 +151,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
             parts: args.parts,
             resume: args.resume,
             budget_min: args.budget_min,
+            shard: args.shard,
         },
     };
     let run_start = std::time::Instant::now();

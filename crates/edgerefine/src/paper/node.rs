@@ -881,8 +881,8 @@ mod tests {
 
     #[test]
     fn the_fingerprint_is_the_committed_caches_format() {
-        // From results/edgerefine/cache/cora/eps0.5-seed0.json (`--full` before the paper's
-        // 700 / 100 protocol and the artifact's Blink): the plan of that run still finds it.
+        // From results/edgerefine/cache/cora/eps0.5-seed0.json as of `99362e4` (`--full` before
+        // the paper's 700 / 100 protocol and the artifact's Blink): that plan still finds it.
         let full = Plan::full();
         let p = Plan::full_before_paper_protocol();
         let now = NodeGrid::new(&full, &full.datasets[0]).fingerprint(Some(0), 0);

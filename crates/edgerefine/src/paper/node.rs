@@ -881,7 +881,7 @@ mod tests {
 
     #[test]
     fn the_fingerprint_is_the_committed_caches_format() {
-        // From results/edgerefine/cache/cora/eps0.5-seed0.json as of `99362e4` (`--full` before
+        // From results/edgerefine/cache/cora/eps0.5-seed0.json as of `ba0accb` (`--full` before
         // the paper's 700 / 100 protocol and the artifact's Blink): that plan still finds it.
         let full = Plan::full();
         let p = Plan::full_before_paper_protocol();

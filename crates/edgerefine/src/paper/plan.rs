@@ -371,7 +371,7 @@ impl Plan {
     /// The plan of the `--full` reference committed before the paper's 700 / 100 protocol
     /// (`results/edgerefine/`): ≤ 300 epochs with patience 50, no artifact Blink, the dense
     /// baselines at ε = 3.5 only, no training edge limit. Its chunk cache (in the git history,
-    /// `99362e4`) is found under this plan's fingerprints.
+    /// `ba0accb`) is found under this plan's fingerprints.
     pub fn full_before_paper_protocol() -> Self {
         let full = Self::full();
         Self {

@@ -228,12 +228,18 @@ fn homdp_main(rows: &[Row]) -> Plot {
         "ROC-AUC (RMSE for Lipophilicity, accuracy for REDDIT)",
     );
     for r in rows {
-        if text(r, "test_rows") != "clean" {
+        // The embedding's rows and the |V(G)|-only control (a table from before the `kind`
+        // column holds the embedding's rows only).
+        let kind = text(r, "kind");
+        if text(r, "test_rows") != "clean"
+            || !["", "embedding", "nodes-only"].contains(&kind.as_str())
+        {
             continue;
         }
-        let name = match text(r, "bound").as_str() {
-            "components" => "ρ = 0.01, component-aware bound",
-            "paper" => "ρ = 0.01, the paper's bound (Thm 4.5)",
+        let name = match (kind.as_str(), text(r, "bound").as_str()) {
+            ("nodes-only", _) => "|V(G)| alone (control, public)",
+            (_, "components") => "ρ = 0.01, component-aware bound",
+            (_, "paper") => "ρ = 0.01, the paper's bound (Thm 4.5)",
             _ => "non-private",
         };
         let x = p.category(&text(r, "dataset"));
@@ -244,6 +250,7 @@ fn homdp_main(rows: &[Row]) -> Plot {
         // The paper's value once per dataset and setting (the paper has one ρ = 0.01 number).
         if let Some(v) = num(r, "paper_value")
             && text(r, "bound") != "paper"
+            && kind != "nodes-only"
         {
             p.references.push(Reference {
                 x,
@@ -295,9 +302,15 @@ fn homdp_q2(rows: &[Row]) -> Plot {
         "treewidth of the patterns",
         "ROC-AUC",
     );
+    // One series per pattern block (a table from before the `patterns` column has the
+    // paper's law only), bound and test rows.
     let name = |r: &Row| {
+        let block = match text(r, "patterns").as_str() {
+            "" | "paper-law" => String::new(),
+            b => format!("{b}, "),
+        };
         format!(
-            "{} bound, {} test rows",
+            "{block}{} bound, {} test rows",
             text(r, "bound"),
             text(r, "test_rows")
         )
@@ -589,6 +602,18 @@ mod tests {
         ];
         let p = homdp_main(&rows);
         assert_eq!(p.series.len(), 3, "noisy test rows are not drawn");
+        // The |V(G)|-only control is a series of its own; the other controls and the GIN rows
+        // are not drawn.
+        let mut more = rows.clone();
+        for kind in ["nodes-only", "without-nodes", "gin-rr"] {
+            more.push(row(
+                json!({"dataset": "HIV", "kind": kind, "bound": "-", "test_rows": "clean", "value": 0.6, "std": 0.0}),
+            ));
+        }
+        let q = homdp_main(&more);
+        assert_eq!(q.series.len(), 4);
+        assert_eq!(q.series[3].name, "|V(G)| alone (control, public)");
+        assert_eq!(q.references.len(), 2);
         assert_eq!(p.categories, Some(vec!["HIV".to_string()]));
         assert_eq!(
             p.references,

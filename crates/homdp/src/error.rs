@@ -101,6 +101,22 @@ pub enum HomdpError {
         /// The rule it broke.
         reason: &'static str,
     },
+    /// A measured check of the noise calibration failed: a single-edge flip moved a density
+    /// by more than the sensitivity bound, or the drawn noise's variance lies outside its
+    /// confidence interval around the calibrated σ² ([`crate::paper::check_noise_scale`]).
+    #[error(
+        "noise calibration violated for {pattern} ({check}): measured {measured:e}, calibrated {calibrated:e}"
+    )]
+    CalibrationViolated {
+        /// The pattern (and degree bound) of the failing row.
+        pattern: String,
+        /// Which check failed (`local sensitivity` or `noise variance`).
+        check: &'static str,
+        /// The measured local sensitivity or noise variance.
+        measured: f64,
+        /// The bound or calibrated σ² it was checked against.
+        calibrated: f64,
+    },
     /// A downstream model (linfa) failed to fit.
     #[error("{model} failed: {reason}")]
     Downstream {

@@ -5,9 +5,9 @@
 use graph_core::generate::erdos_renyi;
 use homdp::downstream::{Downstream, Labels};
 use homdp::paper::{
-    CurveRow, DatasetSetting, MainRow, Metric, PatternSet, Point, Prepared, Repetitions, Rho,
-    Score, SeedStream, Sizes, curve_table, main_grid, main_table, q1_sbm, q1_table, q2_table,
-    setting, sweep,
+    Control, CurveRow, DatasetSetting, MainRow, Metric, PatternSet, Point, Prepared, Repetitions,
+    Rho, RowKind, Score, SeedStream, Sizes, curve_table, main_grid, main_table, q1_sbm, q1_table,
+    q2_table, setting, sweep,
 };
 use homdp::{HomdpError, SensitivityBound, Split};
 use rand::SeedableRng;
@@ -61,12 +61,25 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
     let t = main_table(&p, &s, 1, &one_rep(), 42, None)?;
     assert_eq!(
         t.rows.len(),
-        6,
-        "BACE's setting has noisy test rows, then private Δ"
+        9,
+        "BACE's setting has noisy test rows, then private Δ, then the three controls"
     );
-    assert_eq!(t.per_repetition.len(), 6);
+    assert_eq!(t.per_repetition.len(), 9);
     assert!(t.per_repetition.iter().all(|r| r.len() == 2));
-    let col = |f: fn(&MainRow) -> &str| t.rows.iter().map(f).collect::<Vec<_>>();
+    let kinds: Vec<RowKind> = t.rows.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            [RowKind::Embedding; 6].as_slice(),
+            &[
+                RowKind::NodesOnly,
+                RowKind::WithoutNodes,
+                RowKind::WithoutNodes
+            ]
+        ]
+        .concat()
+    );
+    let col = |f: fn(&MainRow) -> &str| t.rows[..6].iter().map(f).collect::<Vec<_>>();
     assert_eq!(
         col(|r| &r.bound),
         [
@@ -104,7 +117,7 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
     assert_eq!(t.rows[0].metric, "ROC-AUC");
     assert_eq!(t.rows[0].rho, Rho::Private(0.01));
     assert_eq!(t.rows[2].rho, Rho::NonPrivate);
-    for (k, r) in t.rows.iter().enumerate() {
+    for (k, r) in t.rows[..6].iter().enumerate() {
         let Score::Value(v) = r.value else {
             panic!("row {k} has a score: {:?}", r.value)
         };
@@ -141,10 +154,79 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
         assert_eq!(t.rows[clean].attack_top10, t.rows[noisy].attack_top10);
         assert_eq!(t.rows[clean].eps, t.rows[noisy].eps);
     }
+    // The controls: |V(G)| alone is public (ε = 0, no attack), the densities without it are
+    // the embedding's own rows here (BACE appends no |V(G)| column).
+    let nodes = &t.rows[6];
+    assert_eq!(
+        (nodes.rho, nodes.eps, nodes.bound.as_str()),
+        (Rho::Public, 0.0, "-")
+    );
+    assert!(nodes.attack_top1.is_nan() && nodes.paper_value.is_nan());
+    assert_eq!(
+        nodes.model,
+        s.model.name(),
+        "k-NN on one column is the same model"
+    );
+    for (control, embedding) in [(7, 0), (8, 2)] {
+        let (c, e) = (&t.rows[control], &t.rows[embedding]);
+        assert_eq!(
+            (c.rho, c.eps, c.value),
+            (e.rho, e.eps, e.value),
+            "{control}"
+        );
+        assert!(c.paper_value.is_nan());
+    }
     // The same seed gives the same rows.
     let again = main_table(&p, &s, 1, &one_rep(), 42, None)?;
     assert_eq!(format!("{:?}", t.rows), format!("{:?}", again.rows));
     assert_eq!(t.per_repetition, again.per_repetition);
+    Ok(())
+}
+
+/// The controls' features: `|V(G)|` alone is one column of node counts; the densities
+/// without `|V(G)|` are the embedding's features less its last (`|V(G)|`) column.
+#[test]
+fn the_controls_features_are_node_counts_alone_and_densities_without_them() -> Result<(), HomdpError>
+{
+    let p = two_densities(3)?;
+    let reddit = setting("REDDIT-BINARY").expect("a setting");
+    assert!(reddit.append_num_nodes);
+    let pats = PatternSet::of(&reddit).draw(&mut rand_chacha::ChaCha8Rng::seed_from_u64(2))?;
+    let n: Vec<f64> = p.graphs.iter().map(|g| g.num_nodes() as f64).collect();
+    let nodes = Control::NodesOnly.features(&pats, &p.graphs)?;
+    assert_eq!(nodes.ncols(), 1);
+    assert_eq!(nodes.column(0).to_vec(), n);
+    let with = homdp::clean_features(&pats, &p.graphs, true)?;
+    let without = Control::WithoutNodes.features(&pats, &p.graphs)?;
+    assert_eq!(
+        (with.ncols(), without.ncols()),
+        (pats.len() + 1, pats.len())
+    );
+    assert_eq!(
+        with.column(pats.len()).to_vec(),
+        n,
+        "the embedding's last column"
+    );
+    assert_eq!(without, with.slice(ndarray::s![.., ..pats.len()]));
+    for j in 0..without.ncols() {
+        assert_ne!(without.column(j).to_vec(), n, "column {j} is |V(G)|");
+    }
+    assert!(!Control::WithoutNodes.setting(&reddit).append_num_nodes);
+    // |V(G)| alone carries what the node counts carry: labels that are a size threshold are
+    // learnt perfectly, labels that ignore the size are not.
+    let by_size = Labels::Class(n.iter().map(|&v| usize::from(v >= 20.0)).collect());
+    let q = Prepared {
+        labels: by_size,
+        ..p.clone()
+    };
+    let s = DatasetSetting {
+        model: Downstream::Knn { k: 3 },
+        ..small_setting()
+    };
+    let reps = Repetitions::new(42, SeedStream::Main(1), 1);
+    let runs = homdp::paper::nodes_only_runs(&q, &s, reps)?;
+    assert_eq!(runs.metric, [1.0]);
+    assert_eq!(runs.eps, 0.0);
     Ok(())
 }
 
@@ -235,13 +317,57 @@ fn q1_q2_and_the_curve_return_their_rows() -> Result<(), HomdpError> {
         ..small_setting()
     };
     let q2 = q2_table(&p, &s, &sz, 42)?;
-    assert_eq!(q2.rows.len(), 15);
+    // The paper's law: the main table's five points and the counting lemma per treewidth;
+    // then the matched-e(F) and one-per-size blocks, three points per treewidth.
+    assert_eq!(q2.rows.len(), 18 + 9 + 9);
     let tw: Vec<usize> = q2.rows.iter().map(|r| r.treewidth).collect();
-    assert_eq!(tw, [[1; 5], [2; 5], [3; 5]].concat());
-    assert_eq!(q2.shapes.len(), 3);
+    assert_eq!(
+        tw,
+        [
+            &[1; 6][..],
+            &[2; 6],
+            &[3; 6],
+            &[1; 3],
+            &[2; 3],
+            &[3; 3],
+            &[1; 3],
+            &[2; 3],
+            &[3; 3]
+        ]
+        .concat()
+    );
+    let bounds: Vec<&str> = q2.rows[..6].iter().map(|r| r.bound.as_str()).collect();
+    assert_eq!(
+        bounds,
+        [
+            "components",
+            "paper",
+            "-",
+            "components",
+            "paper",
+            "counting-lemma"
+        ]
+    );
+    assert_eq!(q2.shapes.len(), 9);
     assert_eq!(q2.shapes[0].forests, 50, "treewidth 1: the paper's forests");
     assert_eq!(q2.shapes[0].with_triangle, 0);
     assert!(q2.shapes[2].with_triangle > 0, "{:?}", q2.shapes);
+    // Matched on e(F): the same mean e(F) at every treewidth, the treewidth-1 block's.
+    let matched: Vec<f64> = q2.shapes[3..6].iter().map(|s| s.mean_edges).collect();
+    assert_eq!(matched, [q2.shapes[0].mean_edges; 3], "{:?}", q2.shapes);
+    assert!(
+        q2.shapes[2].mean_edges > q2.shapes[0].mean_edges,
+        "{:?}",
+        q2.shapes
+    );
+    // Matched rows at treewidth 1 are the paper-law rows (same patterns, same noise).
+    assert_eq!(q2.rows[18].roc_auc, q2.rows[0].roc_auc);
+    // One pattern per size: fewer distinct patterns.
+    assert!(
+        q2.shapes[6].distinct < q2.shapes[0].distinct,
+        "{:?}",
+        q2.shapes
+    );
     assert!(q2.graphs_with_triangle > 0 && q2.graphs_with_triangle <= 40);
     assert!(q2.rows.iter().all(|r| r.graphs == 40));
 
@@ -382,6 +508,10 @@ fn sbm_reports_the_reference_protocol_in_its_noisy_rows() -> Result<(), HomdpErr
             ("components", "noisy", "k-NN (k=3, unscaled)"),
             ("paper", "noisy", "k-NN (k=3, unscaled)"),
             ("components", "clean", "k-NN (k=3)"),
+            // The controls use the clean rows' model.
+            ("-", "clean", "k-NN (k=3)"),
+            ("components", "clean", "k-NN (k=3)"),
+            ("-", "clean", "k-NN (k=3)"),
         ]
     );
     assert!(t.rows[5].degree.starts_with("private "));
@@ -399,6 +529,7 @@ fn the_theory_table_separates_wl_pairs_only_with_cycles_at_the_predicted_rate()
         releases: vec![1, 256],
         trials: 400,
         rho: 1.0,
+        noise_draws: 3_000,
     };
     let rows = expressivity_table(&sizes, 11)?;
     assert_eq!(rows.len(), 3 * 2 * 2, "3 pairs × 2 pattern sets × 2 T");
@@ -432,13 +563,34 @@ fn the_theory_table_separates_wl_pairs_only_with_cycles_at_the_predicted_rate()
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
     let g = erdos_renyi(40, 0.1, &mut rng)?;
     let max_degree = g.degrees().max().unwrap();
-    let scale = noise_scale_table(&g, max_degree)?;
-    assert_eq!(scale.len(), 16);
-    let (free, bounded) = scale.split_at(8);
+    // The local sensitivity is measured on six small graphs (every single-edge flip).
+    let collection: Vec<_> = (0..6)
+        .map(|i| erdos_renyi(8 + i, 0.3, &mut rng))
+        .collect::<Result<_, _>>()?;
+    let scale = noise_scale_table(&g, max_degree, &collection, &sizes, 7)?;
+    assert_eq!(
+        scale.len(),
+        26,
+        "13 patterns, with and without a degree bound"
+    );
+    let (free, bounded) = scale.split_at(13);
     assert!((free[0].loglog_slope - 2.0).abs() < 1e-9, "{:?}", free[0]);
-    for (f, b) in free.iter().zip(bounded) {
+    assert!(free[8].loglog_slope.is_nan(), "the slope is the paths'");
+    for (f, b) in free[..8].iter().zip(bounded) {
         assert!((f.sigma2_over_edges2 / free[0].sigma2_over_edges2 - 1.0).abs() < 1e-9);
         assert!(b.sigma <= f.sigma * (1.0 + 1e-12), "{b:?} {f:?}");
     }
+    for r in &scale {
+        assert!(r.holds, "{r:?}");
+        assert_eq!((r.draws, r.graphs), (3_000, 6), "{r:?}");
+        assert!(
+            r.local_sensitivity > 0.0 && r.max_ratio <= 1.0 + 1e-9,
+            "{r:?}"
+        );
+    }
+    // One edge without a degree bound: every flip moves t(K2, G) = 2m/n² by exactly 2/n²,
+    // the bound itself (the measurement reaches it).
+    assert!((free[0].max_ratio - 1.0).abs() < 1e-9, "{:?}", free[0]);
+    homdp::paper::check_noise_scale(&scale)?;
     Ok(())
 }

@@ -11,7 +11,7 @@ use graph_core::install::{Quiet, UpstreamInstaller};
 use graph_core::registry::{Dataset, Registry};
 use graph_core::{Graph, GraphDataset};
 use homdp::downstream::{Downstream, Labels};
-use homdp::paper::{Prepared, Rho, Score, Sizes, main_table, setting, settings};
+use homdp::paper::{Prepared, Rho, RowKind, Score, Sizes, main_table, setting, settings};
 use homdp::{HomdpError, Split};
 use rand::SeedableRng;
 
@@ -137,6 +137,13 @@ fn social_collections_run_from_install_to_main_table_rows() -> Result<(), HomdpE
         // ρ = 0.01 under both bounds, then non-private; no noisy-test-row rows for them; last
         // the private-Δ row (no public bound for the social collections).
         let rhos: Vec<Rho> = t.rows.iter().map(|r| r.rho).collect();
+        // Then the controls: |V(G)| alone, the densities without it (private, non-private).
+        assert_eq!(
+            &rhos[4..],
+            [Rho::Public, Rho::Private(0.01), Rho::NonPrivate],
+            "{name}"
+        );
+        let rhos = &rhos[..4];
         assert_eq!(
             rhos,
             [
@@ -149,7 +156,12 @@ fn social_collections_run_from_install_to_main_table_rows() -> Result<(), HomdpE
         );
         assert_eq!(t.rows[0].degree, "none");
         assert!(t.rows[3].degree.starts_with("private "), "{name}");
-        for r in &t.rows {
+        assert!(
+            t.rows[4..]
+                .iter()
+                .all(|r| r.paper_value.is_nan() && r.kind != RowKind::Embedding)
+        );
+        for r in &t.rows[..4] {
             assert_eq!((r.dataset.as_str(), r.metric.as_str()), (name, metric));
             assert_eq!(r.model, s.model.name());
             assert_eq!(r.graphs, Some(classes * per_class));

@@ -14,7 +14,7 @@ use ::homdp::Split;
 use ::homdp::downstream::Labels;
 use ::homdp::paper::{
     self, BASELINE_EPS, Baselines, CurveRow, DELTA, DatasetSetting, GinSizes, MainRow, PATTERNS,
-    Prepared, Q2Row, Q2Table, Score, q1_sbm, settings,
+    Prepared, Q2Row, Q2Table, RowKind, Score, q1_sbm, settings,
 };
 use anyhow::{Context, Result, bail};
 use graph_core::registry::Dataset;
@@ -229,7 +229,7 @@ fn main_table(
             &t.columns,
             only,
             settings,
-            &|c: &str| (c == "test_rows").then(|| json!("clean")),
+            &kept_main_cell,
         )?
     } else {
         Kept::default()
@@ -267,6 +267,31 @@ fn main_table(
     Ok(prepared)
 }
 
+/// The cell of a main-table column that an earlier table (written before the column existed)
+/// lacks: its rows were all the embedding's, with clean test rows and no GIN epochs.
+fn kept_main_cell(c: &str) -> Option<Value> {
+    match c {
+        "test_rows" => Some(json!("clean")),
+        "kind" => Some(json!("embedding")),
+        "stop_epochs" | "best_epochs" => Some(json!("-")),
+        _ => None,
+    }
+}
+
+/// HIV's GIN baselines train on at most this many graphs of its 32,901 training graphs: all
+/// of them (≈ 40 s an epoch per model on 2 cores at the measured ≈ 1.2 ms per graph, up to 100
+/// epochs, 2 models, 3 seeds) would take hours; the table note says so.
+const HIV_GIN_TRAIN: usize = 4000;
+
+/// The GIN baselines' sizes of dataset `name` (HIV capped at [`HIV_GIN_TRAIN`] in `--full`).
+fn gin_sizes(sz: &Sizes, name: &str) -> GinSizes {
+    if name == "HIV" && sz.gin.train > HIV_GIN_TRAIN {
+        sz.gin.with_max_train(HIV_GIN_TRAIN)
+    } else {
+        sz.gin
+    }
+}
+
 /// The main table's rows of one dataset (the GIN baselines run where the paper has them).
 fn dataset_rows(
     ctx: &Ctx,
@@ -280,7 +305,7 @@ fn dataset_rows(
         None
     } else {
         load(s.name)?
-            .map(|ds| paper::gin_baselines(&ds, s.metric, &sz.gin, ctx.seed, index))
+            .map(|ds| paper::gin_baselines(&ds, s.metric, &gin_sizes(sz, s.name), ctx.seed, index))
             .transpose()?
     };
     if let Some(b) = &baselines {
@@ -308,6 +333,18 @@ fn dataset_rows(
             per_rep(4)
         );
     }
+    // The controls follow the embedding's rows (main grid, then the private-Δ row).
+    let first_control = table
+        .rows
+        .iter()
+        .position(|r| r.kind == RowKind::NodesOnly)
+        .context("the controls' rows")?;
+    note += &format!(
+        "; controls: |V(G)| alone {}, without |V(G)| rho = 0.01 {}, rho = inf {}",
+        per_rep(first_control),
+        per_rep(first_control + 1),
+        per_rep(first_control + 2)
+    );
     notes.reps.push(note + ".");
     Ok(table.rows)
 }
@@ -319,14 +356,24 @@ fn baseline_note(s: &Setting, b: &Baselines) -> String {
     }) + &b.constant_rmse.map_or(String::new(), |r| {
         format!(" For reference, predicting the training mean for every test graph gives RMSE {r:.3}.")
     });
+    let epochs: usize = b.epochs.iter().flatten().map(|e| e.0).sum();
+    let at_cap = b
+        .epochs
+        .iter()
+        .flatten()
+        .filter(|e| e.0 >= b.epoch_cap)
+        .count();
     format!(
-        "{}: GIN on {} / {} / {} train / validation / test graphs, {} repetition(s), {:.0} s for both baselines; DPRR eps1 = {:.4}, eps2 = {:.4}; edges of the perturbed training graphs / clean: RR {:.2}, DPRR {:.2}; epochs run (best) RR {:?}, DPRR {:?}.{standardised}",
+        "{}: GIN on {} / {} / {} train / validation / test graphs, {} repetition(s), {:.0} s for both baselines ({:.1} s per epoch; {at_cap} of {} trainings stopped at the {}-epoch cap); DPRR eps1 = {:.4}, eps2 = {:.4}; edges of the perturbed training graphs / clean: RR {:.2}, DPRR {:.2}; epochs run (best) RR {:?}, DPRR {:?}.{standardised}",
         s.name,
         b.sizes[0],
         b.sizes[1],
         b.sizes[2],
         b.rr.len(),
         b.seconds,
+        b.seconds / epochs.max(1) as f64,
+        b.rr.len() + b.dprr.len(),
+        b.epoch_cap,
         b.eps1,
         BASELINE_EPS - b.eps1,
         b.edge_ratio[0],
@@ -365,7 +412,8 @@ fn write_main(
     if ctx.effort == Effort::Quick {
         t.notes.push(format!("--quick: at most {} training and {} test graphs per dataset (seeded subsample; k of k-NN scaled by the training share), {} SBM graphs per class, {} repetition(s). The attack runs over the subsample.", sz.paper.max_train, sz.paper.max_test, sz.paper.sbm_per_class, sz.paper.reps));
     }
-    t.notes.push(format!("rr / dprr: the paper's GNN baselines at eps = {BASELINE_EPS}, the same value on each row of a dataset: GIN (gnn `homdp-gin`: 5 layers, hidden 300, mean pool; all-ones node features, as the reference code, which drops the atom features for a structure-only comparison) trained on graphs perturbed by randomized response (RR: each unordered node pair of a graph flipped once w.p. 1/(1+e^eps); per-graph edge-level eps-DP, the paper's notion) or degree-preserving RR (DPRR, Hidano & Murakami: eps1 = max(0.1, sqrt(8/(n_max-1))) for Laplace degrees, eps2 = eps - eps1 for RR, per-node sampling; eps per adjacency list as in the paper, <= 2 eps per-graph edge-level since an edge lies in two lists); training and validation graphs perturbed, test graphs clean. Adam lr 1e-3, batch 64, no weight decay, at most {} epochs, best weights by the perturbed validation loss with patience {} (reference: 100 epochs, best validation ROC-AUC / RMSE, L1 loss for Lipophilicity where gnn uses MSE, 3 seeds); Lipophilicity's targets are standardised with the training graphs' mean and std (homdp::GinBaselineConfig::standardize_targets; the reference trains on the raw targets) and the RMSE is that of the un-standardised predictions, in the targets' units; seeded subsamples of the scaffold split (at most {} train / {} validation / {} test graphs) to fit 2 CPU cores. REDDIT-BINARY / SBM / REDDIT-MULTI-5K / github_stargazers: {NOT_RUN}.", sz.gin.epochs, sz.gin.patience, sz.gin.train, sz.gin.val, sz.gin.test));
+    t.notes.push(format!("rr / dprr: the paper's GNN baselines at eps = {BASELINE_EPS}, the same value on each row of a dataset: GIN (gnn `homdp-gin`: 5 layers, hidden 300, mean pool; all-ones node features, as the reference code, which drops the atom features for a structure-only comparison) trained on graphs perturbed by randomized response (RR: each unordered node pair of a graph flipped once w.p. 1/(1+e^eps); per-graph edge-level eps-DP, the paper's notion) or degree-preserving RR (DPRR, Hidano & Murakami: eps1 = max(0.1, sqrt(8/(n_max-1))) for Laplace degrees, eps2 = eps - eps1 for RR, per-node sampling; eps per adjacency list as in the paper, <= 2 eps per-graph edge-level since an edge lies in two lists); training and validation graphs perturbed, test graphs clean. Adam lr 1e-3, batch 64, no weight decay, at most {} epochs (the reference's 100 in --full), best weights by the perturbed validation loss, stopped after {} epochs without improvement (reference: 100 epochs, best validation ROC-AUC / RMSE, L1 loss for Lipophilicity where gnn uses MSE), {} seed(s); Lipophilicity's targets are standardised with the training graphs' mean and std (homdp::GinBaselineConfig::standardize_targets; the reference trains on the raw targets) and the RMSE is that of the un-standardised predictions, in the targets' units; {}. The `gin-rr` / `gin-dprr` rows carry the mean and std over the seeds, the epoch each seed stopped at (`stop_epochs`), the epoch whose weights it kept (`best_epochs`) and the cap (`epoch_cap`); the `rr` / `dprr` cells of the embedding rows repeat their means. Lipophilicity's `train-mean` row is the RMSE of predicting the training targets' mean for every test graph: a GIN row above it learnt nothing from the graphs. REDDIT-BINARY / SBM / REDDIT-MULTI-5K / github_stargazers: {NOT_RUN}.", sz.gin.epochs, sz.gin.patience, sz.gin.reps, if sz.gin.train == usize::MAX { format!("every graph of the scaffold split except HIV's training side: HIV's GIN trains on a seeded subsample of {HIV_GIN_TRAIN} of its 32,901 training graphs (all validation and test graphs), since all of them (tens of seconds an epoch per model on 2 cores, the per-epoch time in its note, up to 100 epochs, 2 models, 3 seeds) do not fit the run") } else { format!("seeded subsamples of the scaffold split (at most {} train / {} validation / {} test graphs)", sz.gin.train, sz.gin.val, sz.gin.test) }));
+    t.notes.push("Controls (`kind`): `nodes-only` is the same downstream model on |V(G)| alone (one column; PCA(5) becomes PCA(1)); the node set is public under edge-level DP, so the column is released exactly (`rho` = public, eps = 0). `without-nodes` are the densities without the |V(G)| column at rho = 0.01 (component-aware bound, clean test rows) and rho = inf, on the main rows' patterns and noise draws; for the datasets that append no |V(G)| column (the molecule sets and SBM) they are the `embedding` rows themselves (the same runs, repeated so that every dataset has both controls). A `nodes-only` score at or above the private `embedding` row means the private utility can come from |V(G)| alone (it also reaches the densities through the noise scale, which shrinks with |V(G)|).".into());
     t.notes.extend(notes.baselines);
     t.notes.extend(notes.reps);
     t.notes.extend(kept.notes.iter().cloned());
@@ -396,7 +444,7 @@ fn q1(ctx: &Ctx, dir: &Path, sz: &Sizes, s: &Setting, p: &Prepared) -> Result<()
 /// HIV is; if not, the table says so).
 fn q2(ctx: &Ctx, dir: &Path, sz: &Sizes, s: &Setting, installed: bool) -> Result<()> {
     let mut q2 = Table::typed::<Q2Row>(
-        "Q2: HIV ROC-AUC by pattern treewidth at rho = 0.01 (both bounds, clean or noisy test rows) and rho = inf",
+        "Q2: HIV ROC-AUC by pattern treewidth at rho = 0.01 (both bounds and the counting lemma, clean or noisy test rows) and rho = inf; patterns by the paper's law, matched on e(F), or one per size",
     )?;
     q2.meta = base_meta(ctx, sz);
     q2.meta.insert("protocol".into(), json!(BOTH_TEST_ROWS));
@@ -460,8 +508,23 @@ fn q2_notes(
             },
             sz.paper.side_reps
         ),
+        "The asserted cause, as an experiment (`patterns`): `paper-law` is the paper's law at each treewidth; `matched-edges` draws at treewidth 2 and 3 a partial k-tree with the same e(F) as each forest of the treewidth-1 block (rejection sampling; the treewidth-1 block's forests and noise draws at every treewidth, so its treewidth-1 rows are the paper-law rows), so that the noise scale does not grow with the treewidth; `one-per-size` is the reference code's sampler as our notes read it (every pattern of one size identical), on the paper-law draws. `bound = counting-lemma` is the paper's noise without the degree bound (global sensitivity 2 e(F) / n^2, which grows with e(F) and so with the treewidth); `components` with HIV's Delta = 10. The paper's fall (0.70 / 0.55 / 0.50) is reproduced by a reading when its rows fall by about 0.2 from treewidth 1 to 3 while the non-private rows do not.".to_owned(),
         format!(
-            "Patterns of the first repetition, treewidth 1 / 2 / 3: forests {}; holding a triangle {} (of {PATTERNS}). A pattern with a triangle has density 0 in every triangle-free graph, and {} of the {} HIV graphs ({:.1} %) have a triangle, so those columns are almost constant (the non-private attack finds fewer graphs with treewidth 2 / 3).",
+            "Patterns of the first repetition per block ({}) and treewidth 1 / 2 / 3: mean e(F) {}; distinct patterns {}; forests {}; holding a triangle {} (of {PATTERNS}). A pattern with a triangle has density 0 in every triangle-free graph, and {} of the {} HIV graphs ({:.1} %) have a triangle, so those columns are almost constant (the non-private attack finds fewer graphs with treewidth 2 / 3).",
+            joined(
+                ::homdp::paper::Q2Patterns::ALL
+                    .iter()
+                    .map(|b| format!("{b:?}"))
+                    .collect()
+            ),
+            joined(
+                table
+                    .shapes
+                    .iter()
+                    .map(|s| format!("{:.1}", s.mean_edges))
+                    .collect()
+            ),
+            joined(table.shapes.iter().map(|s| s.distinct.to_string()).collect()),
             joined(table.shapes.iter().map(|s| s.forests.to_string()).collect()),
             joined(
                 table
@@ -475,7 +538,7 @@ fn q2_notes(
             100.0 * table.graphs_with_triangle as f64 / p.graphs.len() as f64
         ),
         format!(
-            "Cost: `count_seconds` = densities of the 50 patterns in all {} graphs (homdp's sparse tree-decomposition counter for treewidth 2 / 3, the forest DP for forests; rayon over the cores available), `seconds` = release + k-NN + attack of that row (a `noisy` row reuses the attack of its `clean` row). Wall time per treewidth (counting and the five rows): {}; Q2 in all {:.0} s (shared 2-core machine). For scale (a one-off measurement on one core, not from this run): the dense-table counter (homdp::Method::TreeDecomposition, n^4 entries per table) took about 3 ms (treewidth 2) and 85 ms (treewidth 3) per HIV graph for 50 patterns, an hour for all of HIV at treewidth 3 and limited to graphs of at most 64 nodes, which is why Q2 used to run on 500 graphs; the sparse counter takes about 0.2 ms for either.",
+            "Cost: `count_seconds` = densities of the 50 patterns in all {} graphs (homdp's sparse tree-decomposition counter for treewidth 2 / 3, the forest DP for forests; rayon over the cores available), `seconds` = release + k-NN + attack of that row (a `noisy` row reuses the attack of its `clean` row). Wall time per block and treewidth (counting and the rows): {}; Q2 in all {:.0} s (shared 2-core machine). For scale (a one-off measurement on one core, not from this run): the dense-table counter (homdp::Method::TreeDecomposition, n^4 entries per table) took about 3 ms (treewidth 2) and 85 ms (treewidth 3) per HIV graph for 50 patterns, an hour for all of HIV at treewidth 3 and limited to graphs of at most 64 nodes, which is why Q2 used to run on 500 graphs; the sparse counter takes about 0.2 ms for either.",
             p.graphs.len(),
             joined(
                 table
@@ -606,27 +669,55 @@ fn theory(ctx: &Ctx, dir: &Path, sz: &Sizes) -> Result<()> {
     t.write(dir, "theory_expressivity")?;
 
     let (probe, bound) = theory_graph()?;
+    let (collection, source) = theory_collection()?;
     let mut n = Table::typed::<paper::NoiseScaleRow>(
-        "Proposition 4.9 as an experiment: the noise of a one-pattern release over the pattern's edges",
+        "Proposition 4.9 and the noise calibration, measured: sigma over the pattern's edges, the variance of drawn noise, the local sensitivity over every single-edge flip",
     )?;
     n.meta = ctx.meta();
     n.meta.insert(
         "graph".into(),
         json!(format!(
-            "Erdős–Rényi n = {}, p = 0.1, seed 5 (max degree {bound})",
+            "probe: Erdős–Rényi n = {}, p = 0.1, seed 5 (max degree {bound}); local sensitivity: {source}",
             probe.num_nodes()
         )),
     );
-    for r in paper::noise_scale_table(&probe, bound)? {
-        n.push_row(&r)?;
+    n.meta.insert("sizes".into(), json!(sz.theory));
+    let rows = paper::noise_scale_table(&probe, bound, &collection, &sz.theory, ctx.seed)?;
+    for r in &rows {
+        n.push_row(r)?;
     }
-    n.notes.push("sigma of a release of one path P_{m+1} (m edges) at rho = 1 on one graph, with no degree bound and with the graph's maximum degree as the bound. Without a bound the sensitivity is 2 e(F) / n^2, so sigma^2 grows as e(F)^2 (Proposition 4.9: `loglog_slope` 2); the bounded-degree factor (Delta/n)^(m-c-1) shrinks it for longer paths.".into());
+    n.notes.push("sigma of a release of one pattern (paths P2-P9, stars K1,3-K1,5, the forests 2xK2 and K2+K1) at rho = 1 on the probe graph, with no degree bound and with the probe's maximum degree as the bound (component-aware bound). Without a bound the sensitivity is 2 e(F) / n^2, so sigma^2 grows as e(F)^2 (Proposition 4.9: `loglog_slope` 2 over the paths); the bounded-degree factor (Delta/n)^(m-c-1) shrinks it for longer paths.".into());
+    n.notes.push(format!("Measured, not evaluated: `noise_variance` is the variance of `draws` noise values drawn through the release (homdp::embed_with_densities on copies of the probe, released minus clean), with its 99.9 % confidence interval for sigma^2 (`variance_ci_low` / `variance_ci_high`, chi-square by Wilson-Hilferty); `local_sensitivity` is the largest change of t(F, G) over every graph of the collection ({source}) and every single-edge flip of it (each node pair: the edge removed if present, added if not; with a degree bound only the flips that keep every degree <= Delta, Delta = the collection's largest degree), `sensitivity_bound` the component-aware bound the calibration uses at the graph of the largest ratio, `max_ratio` the largest LS(G) / bound(n_G) (<= 1 when the bound holds), `paper_bound_ratio` the same against the paper's Theorem 4.5 formula. `holds`: max_ratio <= 1 and sigma^2 inside the interval; a row that fails stops the run (homdp::paper::check_noise_scale), so a wrong calibration fails the table."));
     n.write(dir, "theory_noise_scale")?;
+    paper::check_noise_scale(&rows)?;
     println!(
         "homdp theory tables done in {:.1} s",
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The graphs of the noise-scale table's local sensitivity: MUTAG (embedded, so always
+/// there), or 20 seeded Erdős–Rényi graphs on 10–29 nodes if it cannot be loaded; with a
+/// description.
+fn theory_collection() -> Result<(Vec<graph_core::Graph>, String)> {
+    let reg = Registry::embedded();
+    if let Ok(spec) = reg.get("MUTAG")
+        && spec.is_installed(&data_dir())
+        && let Dataset::Graphs(ds) = spec.load(&data_dir())?
+    {
+        let n = ds.len();
+        return Ok((ds.graphs().to_vec(), format!("all {n} MUTAG graphs")));
+    }
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+    let graphs = (0..20)
+        .map(|i| graph_core::generate::erdos_renyi(10 + i, 0.15, &mut rng))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((
+        graphs,
+        "MUTAG not installed: 20 seeded Erdős–Rényi graphs on 10-29 nodes, p = 0.15".into(),
+    ))
 }
 
 /// The probe graph of the noise-scale table: a seeded Erdős–Rényi graph on 60 nodes and its
@@ -887,6 +978,7 @@ mod tests {
             columns(Table::typed::<MainRow>("T")?),
             [
                 "dataset",
+                "kind",
                 "model",
                 "metric",
                 "bound",
@@ -908,6 +1000,9 @@ mod tests {
                 "dprr",
                 "paper_rr",
                 "paper_dprr",
+                "stop_epochs",
+                "best_epochs",
+                "epoch_cap",
             ]
         );
         assert_eq!(
@@ -926,6 +1021,8 @@ mod tests {
             columns(Table::typed::<Q2Row>("T")?),
             [
                 "treewidth",
+                "patterns",
+                "mean_edges",
                 "bound",
                 "test_rows",
                 "rho",
@@ -960,6 +1057,7 @@ mod tests {
             t.rows[0],
             [
                 json!("SBM"),
+                json!("embedding"),
                 json!(sbm.model.name()),
                 json!("accuracy"),
                 json!("-"),
@@ -980,6 +1078,9 @@ mod tests {
                 json!("not installed"),
                 json!("not installed"),
                 null.clone(),
+                null.clone(),
+                json!("-"),
+                json!("-"),
                 null,
             ]
         );
@@ -991,8 +1092,8 @@ mod tests {
             ..Q2Row::default()
         };
         let t = Table::from_rows("T", &[row])?;
-        assert_eq!((&t.rows[0][0], &t.rows[0][3]), (&json!(2), &json!("inf")));
-        assert_eq!(t.rows[0][8], json!(7));
+        assert_eq!((&t.rows[0][0], &t.rows[0][5]), (&json!(2), &json!("inf")));
+        assert_eq!(t.rows[0][10], json!(7));
         let row = CurveRow {
             rho: ::homdp::paper::Rho::Private(0.01),
             value: Score::Value(f64::NAN),

@@ -1,5 +1,5 @@
-//! Cells of the tables' rows that hold a number or a word: ρ ([`Rho`]: a number, `inf` or
-//! `-`) and a score ([`Score`]: a number, or why there is none).
+//! Cells of the tables' rows that hold a number or a word: ρ ([`Rho`]: a number, `inf`,
+//! `public` or `-`) and a score ([`Score`]: a number, or why there is none).
 
 use serde::{Serialize, Serializer};
 
@@ -11,6 +11,9 @@ pub enum Rho {
     Private(f64),
     /// No noise (`inf`).
     NonPrivate,
+    /// Public data, released exactly at no privacy cost (`public`: `|V(G)|` under edge-level
+    /// DP).
+    Public,
     /// Nothing ran (`-`).
     #[default]
     NotRun,
@@ -28,6 +31,7 @@ impl Serialize for Rho {
         match *self {
             Self::Private(r) => s.serialize_f64(r),
             Self::NonPrivate => s.serialize_str("inf"),
+            Self::Public => s.serialize_str("public"),
             Self::NotRun => s.serialize_str("-"),
         }
     }

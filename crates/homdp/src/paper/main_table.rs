@@ -1,23 +1,177 @@
 //! The paper's main table on one dataset ([`main_table`]): the downstream score and the
 //! re-identification rates at ρ = 0.01 under both sensitivity bounds and at ρ = ∞, with clean
 //! test rows (the paper's protocol) and, for the molecule classification sets, noisy ones; the
-//! GIN baselines' scores ([`Baselines`]) beside them.
+//! controls that could overturn the embedding's scores ([`Control`]: `|V(G)|` alone, the
+//! densities without the `|V(G)|` column); the GIN baselines ([`Baselines`]) and, for
+//! regression, the training mean as rows of their own ([`RowKind`]).
 
+use graph_core::Graph;
+use ndarray::{Array2, Axis};
 use serde::Serialize;
 
 use super::cells::{Rho, Score};
-use super::protocol::{MAIN_RHO, PRIVATE_DEGREE_RHOS, PatternSet, SeedStream, Sizes};
-use super::sweep::{Point, Repetitions, Runs, mean, sweep};
-use super::{DatasetSetting, Prepared};
+use super::protocol::{MAIN_RHO, PRIVATE_DEGREE_RHOS, PatternSet, SeedStream, Sizes, rep_seeds};
+use super::sweep::{Point, Repetitions, Runs, mean, mean_std, sweep};
+use super::{BASELINE_EPS, DatasetSetting, Prepared};
 use crate::degree::PrivateDegree;
+use crate::downstream::{Downstream, fit_evaluate};
 use crate::error::Result;
+use crate::evaluate::clean_features;
+use crate::pattern::Pattern;
 use crate::sensitivity::SensitivityBound;
+
+/// What a row of the main table measures (its `kind` column).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowKind {
+    /// The homomorphism-density embedding under the paper's protocol (with the public
+    /// `|V(G)|` column where the setting appends it).
+    #[default]
+    Embedding,
+    /// Control: `|V(G)|` alone as the only feature, with the same downstream model
+    /// ([`Control::NodesOnly`]).
+    NodesOnly,
+    /// Control: the densities without the `|V(G)|` column, private and non-private
+    /// ([`Control::WithoutNodes`]).
+    WithoutNodes,
+    /// GIN trained on randomized-response graphs.
+    GinRr,
+    /// GIN trained on degree-preserving RR graphs.
+    GinDprr,
+    /// Reference (regression): the training targets' mean predicted for every test graph.
+    TrainMean,
+}
+
+/// The controls of the main table: feature sets that could explain the embedding's score
+/// without the densities' structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Control {
+    /// `|V(G)|` alone, one column. Under edge-level DP the node set is public, so the column
+    /// is released exactly (ε = 0).
+    NodesOnly,
+    /// The homomorphism densities without the `|V(G)|` column (for the datasets that do not
+    /// append it, the embedding's own features).
+    WithoutNodes,
+}
+
+impl Control {
+    /// The clean feature matrix of this control: one column of node counts
+    /// ([`Control::NodesOnly`]), or the densities of `patterns` alone
+    /// ([`Control::WithoutNodes`], `patterns.len()` columns).
+    ///
+    /// # Errors
+    /// As [`clean_features`].
+    ///
+    /// # Example
+    /// ```
+    /// use homdp::Pattern;
+    /// use homdp::paper::Control;
+    /// let graphs = [graph_core::Graph::from_edges(4, &[(0, 1)])?];
+    /// let p = [Pattern::path(2)?];
+    /// assert_eq!(Control::NodesOnly.features(&p, &graphs)?[[0, 0]], 4.0);
+    /// assert_eq!(Control::WithoutNodes.features(&p, &graphs)?.ncols(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Complexity
+    /// `NodesOnly`: O(#graphs); `WithoutNodes`: as [`clean_features`].
+    pub fn features(self, patterns: &[Pattern], graphs: &[Graph]) -> Result<Array2<f64>> {
+        match self {
+            Self::NodesOnly => Ok(Array2::from_shape_fn((graphs.len(), 1), |(i, _)| {
+                graphs[i].num_nodes() as f64
+            })),
+            Self::WithoutNodes => clean_features(patterns, graphs, false),
+        }
+    }
+
+    /// The setting this control is evaluated under: `s` without the `|V(G)|` column
+    /// ([`Control::WithoutNodes`]), or unchanged.
+    pub fn setting(self, s: &DatasetSetting) -> DatasetSetting {
+        match self {
+            Self::WithoutNodes => DatasetSetting {
+                append_num_nodes: false,
+                ..*s
+            },
+            Self::NodesOnly => *s,
+        }
+    }
+}
+
+/// `model` fitted on `columns` feature columns: a PCA keeps at most `columns` components
+/// (PCA(5) on the one column of [`Control::NodesOnly`] is PCA(1)); other models unchanged.
+pub fn model_for_columns(model: Downstream, columns: usize) -> Downstream {
+    match model {
+        Downstream::PcaKnn { components, k } => Downstream::PcaKnn {
+            components: components.min(columns),
+            k,
+        },
+        Downstream::PcaRandomForest {
+            components,
+            trees,
+            min_split,
+        } => Downstream::PcaRandomForest {
+            components: components.min(columns),
+            trees,
+            min_split,
+        },
+        m => m,
+    }
+}
+
+/// The [`Control::NodesOnly`] runs on `p`: the dataset's downstream model (scaled as the
+/// embedding's, [`model_for_columns`]) trained on the training graphs' `|V(G)|` and scored on
+/// the test graphs', once per repetition of `reps` (the model seeded as the embedding's in
+/// that repetition; k-NN and the SVR are deterministic, so their repetitions agree).
+///
+/// # Errors
+/// As [`fit_evaluate`].
+///
+/// # Privacy
+/// `|V(G)|` is public under edge-level DP: `eps` = 0.
+///
+/// # Complexity
+/// `reps.reps` model fits on one column.
+pub fn nodes_only_runs(p: &Prepared, s: &DatasetSetting, reps: Repetitions) -> Result<Runs> {
+    let x = Control::NodesOnly.features(&[], &p.graphs)?;
+    let model = model_for_columns(p.scaled(s.model), 1);
+    let (x_train, x_test) = (
+        x.select(Axis(0), &p.split.train),
+        x.select(Axis(0), &p.split.test),
+    );
+    let (y_train, y_test) = (
+        p.labels.select(&p.split.train),
+        p.labels.select(&p.split.test),
+    );
+    let mut runs = Runs {
+        eps: 0.0,
+        ..Runs::default()
+    };
+    for rep in 0..reps.reps {
+        let seeds = rep_seeds(reps.seed, reps.stream, rep);
+        let scores = fit_evaluate(
+            &model,
+            x_train.view(),
+            &y_train,
+            x_test.view(),
+            &y_test,
+            seeds.root(),
+        )?;
+        runs.metric.push(s.metric.of_scores(&scores));
+        runs.accuracy.push(scores.accuracy.unwrap_or(f64::NAN));
+        runs.top1.push(f64::NAN);
+        runs.top10.push(f64::NAN);
+        runs.sigma.push(0.0);
+    }
+    Ok(runs)
+}
 
 /// One row of the main table.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct MainRow {
     /// The dataset.
     pub dataset: String,
+    /// What the row measures: the embedding, a control or a baseline.
+    pub kind: RowKind,
     /// The downstream model (k of k-NN scaled to a subsample, [`Prepared::scaled`]).
     pub model: String,
     /// The metric's name ([`super::Metric::name`]).
@@ -63,6 +217,14 @@ pub struct MainRow {
     pub paper_rr: f64,
     /// The paper's GIN on DPRR.
     pub paper_dprr: f64,
+    /// GIN rows: the epoch at which each repetition stopped (epochs run), space-separated;
+    /// `-` elsewhere.
+    pub stop_epochs: String,
+    /// GIN rows: the epoch whose weights each repetition kept (best validation loss, 1-based);
+    /// `-` elsewhere.
+    pub best_epochs: String,
+    /// GIN rows: the epoch cap.
+    pub epoch_cap: Option<usize>,
 }
 
 impl MainRow {
@@ -91,6 +253,9 @@ impl MainRow {
             dprr: Score::NotInstalled,
             paper_rr: s.paper_baselines[0],
             paper_dprr: s.paper_baselines[1],
+            stop_epochs: "-".into(),
+            best_epochs: "-".into(),
+            ..Self::default()
         }
     }
 }
@@ -111,6 +276,8 @@ pub struct Baselines {
     pub edge_ratio: [f64; 2],
     /// Epochs run and best epoch (1-based) of RR and DPRR, per repetition.
     pub epochs: [Vec<(usize, usize)>; 2],
+    /// The epoch cap of the training.
+    pub epoch_cap: usize,
     /// Training mean and std of standardised regression targets (last repetition).
     pub target_standardization: Option<[f64; 2]>,
     /// Wall-clock seconds of all repetitions of both baselines.
@@ -156,17 +323,23 @@ pub fn private_degree_point() -> Result<Point> {
 /// Runs the main table on the prepared dataset `p` with its setting `s`: [`main_grid`] over
 /// `sizes.reps` repetitions of [`SeedStream::Main`]`(index)` (`index`: the dataset's position
 /// in [`super::settings`], which fixes its seeds) with [`PatternSet::of`] `s`, in a run
-/// seeded with `seed`. `baselines` fills the `rr` / `dprr` cells (`None`: not run, because the
-/// paper reports none or the dataset is not installed).
+/// seeded with `seed`; then the controls ([`Control`]: `|V(G)|` alone, and the densities
+/// without the `|V(G)|` column at ρ = [`MAIN_RHO`] (component-aware bound) and ρ = ∞, on the
+/// same repetitions, patterns and noise draws); then, with `baselines`, the GIN rows and (for
+/// regression) the training mean. `baselines` also fills the `rr` / `dprr` cells of the
+/// embedding rows (`None`: not run, because the paper reports none or the dataset is not
+/// installed).
 ///
 /// # Errors
-/// As [`sweep`].
+/// As [`sweep`] and [`nodes_only_runs`].
 ///
 /// # Privacy
-/// As [`sweep`]: each row is one release at its ρ, with its ε in the row.
+/// As [`sweep`]: each row is one release at its ρ, with its ε in the row; the `|V(G)|`-only
+/// row releases public data (ε = 0).
 ///
 /// # Complexity
-/// `sizes.reps` density computations and `sizes.reps · |main_grid|` evaluations.
+/// `sizes.reps` density computations and `sizes.reps · |main_grid|` evaluations, plus the
+/// controls' (for datasets that append `|V(G)|`, another `2 · sizes.reps` evaluations).
 pub fn main_table(
     p: &Prepared,
     s: &DatasetSetting,
@@ -178,7 +351,7 @@ pub fn main_table(
     let mut grid = main_grid(s.noisy_test_rows);
     grid.push(private_degree_point()?);
     let reps = Repetitions::new(seed, SeedStream::Main(index), sizes.reps);
-    let runs = sweep(p, s, PatternSet::of(s), reps, &grid)?;
+    let mut runs = sweep(p, s, PatternSet::of(s), reps, &grid)?;
     let cell = |v: Option<&Vec<f64>>| match v {
         Some(v) => Score::Value(mean(v)),
         None if s.paper_baselines[0].is_nan() => Score::NotReported,
@@ -188,15 +361,134 @@ pub fn main_table(
         cell(baselines.map(|b| &b.rr)),
         cell(baselines.map(|b| &b.dprr)),
     );
-    let rows = grid
+    let mut rows: Vec<MainRow> = grid
         .iter()
         .zip(&runs)
         .map(|(pt, a)| main_row(p, s, pt, a, rr, dprr))
         .collect();
+    // Controls. Without an appended |V(G)| column the densities are the embedding's own
+    // features: the same runs (grid points 0 and 2), not a second computation.
+    let nodes = nodes_only_runs(p, s, reps)?;
+    let controls = [
+        Point::private(MAIN_RHO, SensitivityBound::ComponentAware),
+        Point::non_private(),
+    ];
+    let without = if s.append_num_nodes {
+        let w = Control::WithoutNodes.setting(s);
+        sweep(p, &w, PatternSet::of(&w), reps, &controls)?
+    } else {
+        vec![runs[0].clone(), runs[2].clone()]
+    };
+    let mut nodes_row = main_row(p, s, &Point::non_private(), &nodes, rr, dprr);
+    nodes_row.model = model_for_columns(p.scaled(s.model), 1).name();
+    rows.push(MainRow {
+        kind: RowKind::NodesOnly,
+        degree: "-".into(),
+        rho: Rho::Public,
+        attack_top1: f64::NAN,
+        attack_top10: f64::NAN,
+        ..control(nodes_row)
+    });
+    runs.push(nodes);
+    for (pt, a) in controls.iter().zip(without) {
+        rows.push(MainRow {
+            kind: RowKind::WithoutNodes,
+            ..control(main_row(p, s, pt, &a, rr, dprr))
+        });
+        runs.push(a);
+    }
+    let mut per_repetition: Vec<Vec<f64>> = runs.into_iter().map(|a| a.metric).collect();
+    if let Some(b) = baselines {
+        for (row, v) in baseline_rows(s, b) {
+            rows.push(row);
+            per_repetition.push(v);
+        }
+    }
     Ok(MainTable {
         rows,
-        per_repetition: runs.into_iter().map(|a| a.metric).collect(),
+        per_repetition,
     })
+}
+
+/// A control row: no paper value, no GIN cells.
+fn control(row: MainRow) -> MainRow {
+    MainRow {
+        paper_value: f64::NAN,
+        paper_attack_top1: f64::NAN,
+        paper_attack_top10: f64::NAN,
+        rr: Score::NotReported,
+        dprr: Score::NotReported,
+        ..row
+    }
+}
+
+/// The GIN rows (RR, DPRR) of `b` and, for regression, the training-mean row, each with its
+/// per-repetition values.
+fn baseline_rows(s: &DatasetSetting, b: &Baselines) -> Vec<(MainRow, Vec<f64>)> {
+    let base = |kind, values: &[f64]| {
+        let (value, std) = mean_std(values);
+        MainRow {
+            dataset: s.name.to_owned(),
+            kind,
+            model: "GIN (5 layers, width 300, mean pool; all-ones node features)".into(),
+            metric: s.metric.name().to_owned(),
+            bound: "-".into(),
+            degree: "-".into(),
+            test_rows: "clean".into(),
+            rho: Rho::NotRun,
+            eps: BASELINE_EPS,
+            value: Score::Value(value),
+            std,
+            accuracy: f64::NAN,
+            attack_top1: f64::NAN,
+            attack_top10: f64::NAN,
+            paper_value: f64::NAN,
+            paper_attack_top1: f64::NAN,
+            paper_attack_top10: f64::NAN,
+            clipped: None,
+            graphs: Some(b.sizes.iter().sum()),
+            rr: Score::NotReported,
+            dprr: Score::NotReported,
+            paper_rr: f64::NAN,
+            paper_dprr: f64::NAN,
+            stop_epochs: "-".into(),
+            best_epochs: "-".into(),
+            epoch_cap: None,
+        }
+    };
+    let join = |v: &[(usize, usize)], f: fn(&(usize, usize)) -> usize| {
+        v.iter()
+            .map(|e| f(e).to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = Vec::new();
+    for (k, (kind, values, paper)) in [
+        (RowKind::GinRr, &b.rr, s.paper_baselines[0]),
+        (RowKind::GinDprr, &b.dprr, s.paper_baselines[1]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let row = MainRow {
+            paper_value: paper,
+            stop_epochs: join(&b.epochs[k], |e| e.0),
+            best_epochs: join(&b.epochs[k], |e| e.1),
+            epoch_cap: Some(b.epoch_cap),
+            ..base(kind, values)
+        };
+        out.push((row, values.clone()));
+    }
+    if let Some(r) = b.constant_rmse {
+        let row = MainRow {
+            model: "the training targets' mean for every test graph".into(),
+            eps: f64::NAN,
+            graphs: Some(b.sizes[0] + b.sizes[2]),
+            ..base(RowKind::TrainMean, &[r])
+        };
+        out.push((row, vec![r]));
+    }
+    out
 }
 
 fn main_row(
@@ -211,6 +503,7 @@ fn main_row(
     let private = pt.rho.is_some();
     MainRow {
         dataset: s.name.to_owned(),
+        kind: RowKind::Embedding,
         model: p.scaled(s.model_for(pt.noisy_test)).name(),
         metric: s.metric.name().to_owned(),
         bound: pt.bound_name().to_owned(),
@@ -236,6 +529,9 @@ fn main_row(
         dprr,
         paper_rr: s.paper_baselines[0],
         paper_dprr: s.paper_baselines[1],
+        stop_epochs: "-".into(),
+        best_epochs: "-".into(),
+        epoch_cap: None,
     }
 }
 

@@ -42,16 +42,21 @@ pub use cells::{Rho, Score};
 pub use curve::{CurveRow, curve_table};
 #[cfg(feature = "gin-baselines")]
 pub use gin::{GinSizes, gin_baselines};
-pub use main_table::{Baselines, MainRow, MainTable, main_grid, main_table, private_degree_point};
+pub use main_table::{
+    Baselines, Control, MainRow, MainTable, RowKind, main_grid, main_table, model_for_columns,
+    nodes_only_runs, private_degree_point,
+};
 pub use protocol::{
-    MAIN_RHO, NOISE_DRAW, PATTERN_DRAW, PATTERNS, PRIVATE_DEGREE_RHOS, PatternSet, SeedStream,
-    Sizes, rep_seed, rep_seeds,
+    MAIN_RHO, MATCH_TRIES, NOISE_DRAW, PATTERN_DRAW, PATTERNS, PRIVATE_DEGREE_RHOS, PatternSet,
+    SeedStream, Sizes, rep_seed, rep_seeds,
 };
 pub use q1::{Q1Row, q1_grid, q1_table};
-pub use q2::{PatternShapes, Q2_TREEWIDTHS, Q2Row, Q2Table, has_triangle, q2_table};
+pub use q2::{PatternShapes, Q2_TREEWIDTHS, Q2Patterns, Q2Row, Q2Table, has_triangle, q2_table};
 pub use sweep::{Point, Repetitions, Runs, mean, mean_std, rho_grid, sweep};
 pub use theory::{
-    ExpressivityRow, NoiseScaleRow, TheorySizes, expressivity_table, noise_scale_table,
+    ExpressivityRow, LocalSensitivity, NoiseScaleRow, SensitivityFn, TheorySizes, VARIANCE_Z,
+    VarianceCheck, check_noise_scale, expressivity_table, local_sensitivity, noise_scale_table,
+    variance_check,
 };
 
 use dp_core::rng::Seeds;

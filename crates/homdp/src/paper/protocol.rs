@@ -177,7 +177,30 @@ pub enum PatternSet {
         /// How many patterns.
         count: usize,
     },
+    /// Q2's control on edge counts: `count` forests of the paper's law are drawn first; for
+    /// treewidth 2 and 3 each is replaced by a partial k-tree with the same number of edges
+    /// (rejection sampling from [`PatternSampler::partial_ktrees`], at most [`MATCH_TRIES`]
+    /// draws, else the nearest drawn), so that the noise scale (∝ e(F) without a degree bound)
+    /// does not grow with the treewidth.
+    MatchedEdges {
+        /// The treewidth bound k (1: the forests themselves).
+        treewidth: usize,
+        /// How many patterns.
+        count: usize,
+    },
+    /// The reference code's sampler as we read it (HOMDP.md: one pattern per size): the
+    /// patterns of [`PatternSet::of_treewidth`], each replaced by the first pattern of the draw
+    /// with its number of nodes, so that all patterns of one size are identical.
+    OnePerSize {
+        /// The treewidth bound k.
+        treewidth: usize,
+        /// How many patterns.
+        count: usize,
+    },
 }
+
+/// Draws per pattern of [`PatternSet::MatchedEdges`] before the nearest is kept.
+pub const MATCH_TRIES: usize = 100_000;
 
 impl PatternSet {
     /// The main table's and the curve's patterns of `setting`: the cycles for SBM, else
@@ -209,6 +232,38 @@ impl PatternSet {
             Self::Forests(d) => PatternSampler::forests().sample_many(d, rng),
             Self::PartialKTrees { treewidth, count } => {
                 PatternSampler::partial_ktrees(treewidth)?.sample_many(count, rng)
+            }
+            Self::MatchedEdges { treewidth, count } => {
+                let forests = PatternSampler::forests().sample_many(count, rng);
+                if treewidth == 1 {
+                    return Ok(forests);
+                }
+                let sampler = PatternSampler::partial_ktrees(treewidth)?;
+                forests
+                    .iter()
+                    .map(|f| {
+                        let target = f.num_edges();
+                        let mut best = sampler.sample(rng);
+                        for _ in 1..MATCH_TRIES {
+                            if best.num_edges() == target {
+                                break;
+                            }
+                            let p = sampler.sample(rng);
+                            if p.num_edges().abs_diff(target) < best.num_edges().abs_diff(target) {
+                                best = p;
+                            }
+                        }
+                        best
+                    })
+                    .collect()
+            }
+            Self::OnePerSize { treewidth, count } => {
+                let pats = Self::of_treewidth(treewidth, count).draw(rng)?;
+                let mut first: std::collections::HashMap<usize, Pattern> =
+                    std::collections::HashMap::new();
+                pats.into_iter()
+                    .map(|p| first.entry(p.num_nodes()).or_insert(p).clone())
+                    .collect()
             }
         })
     }
@@ -289,6 +344,63 @@ mod tests {
                 .draw(&mut ChaCha8Rng::seed_from_u64(0))
                 .is_err()
         );
+        // Matched on edges: the treewidth-k patterns have the forests' edge counts, the
+        // forests being the paper-law draw of the same generator.
+        let edges = |v: &[Pattern]| v.iter().map(Pattern::num_edges).collect::<Vec<_>>();
+        let forests = draw(PatternSet::Forests(20), 5)?;
+        for treewidth in [1, 2, 3] {
+            let m = draw(
+                PatternSet::MatchedEdges {
+                    treewidth,
+                    count: 20,
+                },
+                5,
+            )?;
+            assert_eq!(edges(&m), edges(&forests), "treewidth {treewidth}");
+            assert!(m.iter().all(|p| p.decomposition().width() <= treewidth));
+        }
+        assert_eq!(
+            draw(
+                PatternSet::MatchedEdges {
+                    treewidth: 1,
+                    count: 20
+                },
+                5
+            )?,
+            forests
+        );
+        assert!(
+            draw(
+                PatternSet::MatchedEdges {
+                    treewidth: 3,
+                    count: 20
+                },
+                5
+            )?
+            .iter()
+            .any(|p| !p.is_forest())
+        );
+        // One pattern per size: equal sizes give equal patterns, and the sizes are the draw's.
+        let free = draw(PatternSet::of_treewidth(2, 30), 6)?;
+        let one = draw(
+            PatternSet::OnePerSize {
+                treewidth: 2,
+                count: 30,
+            },
+            6,
+        )?;
+        assert_eq!(
+            one.iter().map(Pattern::num_nodes).collect::<Vec<_>>(),
+            free.iter().map(Pattern::num_nodes).collect::<Vec<_>>()
+        );
+        for a in &one {
+            assert!(
+                one.iter()
+                    .filter(|b| b.num_nodes() == a.num_nodes())
+                    .all(|b| b == a)
+            );
+        }
+        assert_ne!(one, free, "30 draws repeat some size");
         Ok(())
     }
 }

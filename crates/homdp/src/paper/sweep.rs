@@ -81,12 +81,12 @@ impl Point {
     }
 }
 
-/// The name of `bound` in tables ([`BOUNDS`]).
+/// The name of `bound` in tables ([`BOUNDS`]; `counting-lemma` for the global bound).
 pub(crate) fn bound_name(bound: SensitivityBound) -> &'static str {
     BOUNDS
         .iter()
         .find(|(b, _)| *b == bound)
-        .map_or("other", |(_, n)| n)
+        .map_or("counting-lemma", |(_, n)| n)
 }
 
 /// Every `(ρ, bound)` of `rhos` × [`BOUNDS`] (ρ outer), with clean test rows.

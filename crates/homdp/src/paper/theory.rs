@@ -8,16 +8,19 @@
 //!   [`expressivity_table`] measures that rate through [`embed_with_densities`] and prints the
 //!   prediction beside it.
 //! * **Noise scale** (Proposition 4.9): without a degree bound a density's sensitivity is
-//!   `2·e(F)/n²`, so σ² grows as `(max e(F))²`; [`noise_scale_table`] measures σ of one-pattern
+//!   `2·e(F)/n²`, so σ² grows as `(max e(F))²`; [`noise_scale_table`] reports σ of one-pattern
 //!   releases over paths with 1 to 8 edges and fits the log–log slope (2 without a bound; the
-//!   bounded-degree factor `(Δ/n)^(m−c−1)` bends it).
+//!   bounded-degree factor `(Δ/n)^(m−c−1)` bends it), and measures the calibration rather than
+//!   evaluating it: the empirical local sensitivity over every single-edge flip of real graphs
+//!   against the bound ([`local_sensitivity`]) and the variance of drawn noise against σ²
+//!   ([`variance_check`]); [`check_noise_scale`] fails when either contradicts it.
 
 use graph_core::Graph;
 use serde::Serialize;
 
 use super::protocol::{NOISE_DRAW, SeedStream, rep_seeds};
 use crate::embed::{EmbeddingParams, embed_with_densities};
-use crate::error::Result;
+use crate::error::{HomdpError, Result, invalid};
 use crate::pattern::Pattern;
 use crate::{SensitivityBound, density_matrix};
 
@@ -48,24 +51,245 @@ pub struct ExpressivityRow {
     pub trials: usize,
 }
 
-/// One row of [`noise_scale_table`]: the noise of a one-pattern release of a path.
+/// One row of [`noise_scale_table`]: the noise of a one-pattern release (σ on the probe
+/// graph, as calibrated and as drawn) and the measured local sensitivity of the pattern's
+/// density on a collection of graphs against the bound the calibration uses.
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct NoiseScaleRow {
-    /// The pattern (`P4`: a path on 4 nodes).
+    /// The pattern (`P4`: a path on 4 nodes; `K1,3`: a star; `2×K2`, `K2+K1`: forests).
     pub pattern: String,
     /// Its edges `e(F)`.
     pub edges: usize,
-    /// `none` or the degree bound Δ.
+    /// `none` or the degree bound Δ: the probe's maximum degree for `sigma`, the collection's
+    /// for the local sensitivity (`probe D / graphs D'`).
     pub degree_bound: String,
-    /// σ of the release (ρ = 1) on the graph.
+    /// σ of the release (ρ = 1) on the probe graph, as the calibration sets it.
     pub sigma: f64,
     /// `σ² / e(F)²`: constant when σ² grows as `e(F)²`.
     pub sigma2_over_edges2: f64,
-    /// Least-squares slope of `ln σ²` on `ln e(F)` over the rows of this degree bound.
+    /// Least-squares slope of `ln σ²` on `ln e(F)` over the path rows of this degree bound.
     pub loglog_slope: f64,
+    /// Noise values drawn through the release (`released − clean` on the probe graph).
+    pub draws: usize,
+    /// Their sample variance.
+    pub noise_variance: f64,
+    /// Lower end of its confidence interval for σ² ([`VARIANCE_Z`], χ² by Wilson–Hilferty).
+    pub variance_ci_low: f64,
+    /// Upper end.
+    pub variance_ci_high: f64,
+    /// Graphs of the collection measured (those within the degree bound).
+    pub graphs: usize,
+    /// The largest `|t(F, G') − t(F, G)|` over every graph `G` of the collection and every
+    /// single-edge flip `G'` of it (add or remove one edge; with a degree bound, only flips
+    /// that keep every degree ≤ Δ): the empirical local sensitivity.
+    pub local_sensitivity: f64,
+    /// The calibration's bound (component-aware, [`crate::density_sensitivity`]) at the
+    /// graph of the largest ratio.
+    pub sensitivity_bound: f64,
+    /// The largest `LS(G) / bound(n_G)` over the collection (≤ 1 when the bound holds).
+    pub max_ratio: f64,
+    /// The same ratio against the paper's Theorem 4.5 formula (above 1: the paper's bound is
+    /// broken on these graphs; it is not what the calibration uses).
+    pub paper_bound_ratio: f64,
+    /// Both checks hold: `max_ratio ≤ 1` and the calibrated σ² lies in the variance's
+    /// confidence interval.
+    pub holds: bool,
 }
 
-/// Sizes of [`expressivity_table`].
+/// Two-sided normal quantile of the variance's confidence interval (99.9 %).
+pub const VARIANCE_Z: f64 = 3.290_526_731_491_926;
+
+/// A measured variance against a calibrated σ² ([`variance_check`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct VarianceCheck {
+    /// The sample variance of the draws (mean taken as 0: the noise is centred).
+    pub variance: f64,
+    /// Lower end of the confidence interval for the true variance.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// Whether `σ²` lies in `[low, high]`.
+    pub holds: bool,
+}
+
+/// Whether noise `draws` have variance `sigma²`: the sample second moment `s²` (the noise is
+/// centred) and the interval `[N·s²/χ²_{1−α/2}(N), N·s²/χ²_{α/2}(N)]` with the χ² quantiles
+/// by Wilson–Hilferty at the normal quantile `z` (e.g. [`VARIANCE_Z`]).
+///
+/// # Errors
+/// [`crate::HomdpError::InvalidParam`] for fewer than 100 draws, a non-finite draw, or `sigma`
+/// or `z` not finite and > 0.
+///
+/// # Example
+/// ```
+/// use homdp::paper::{VARIANCE_Z, variance_check};
+/// use rand_distr::{Distribution, Normal};
+/// let mut rng = dp_core::rng::seeded_rng(3);
+/// let draws: Vec<f64> = (0..20_000).map(|_| Normal::new(0.0, 2.0).unwrap().sample(&mut rng)).collect();
+/// assert!(variance_check(&draws, 2.0, VARIANCE_Z)?.holds);
+/// // A calibration that claims less noise than was drawn fails.
+/// assert!(!variance_check(&draws, 1.8, VARIANCE_Z)?.holds);
+/// # Ok::<(), homdp::HomdpError>(())
+/// ```
+pub fn variance_check(draws: &[f64], sigma: f64, z: f64) -> Result<VarianceCheck> {
+    if draws.len() < 100 {
+        return invalid("draws", draws.len() as f64, "need at least 100 draws");
+    }
+    if let Some(&v) = draws.iter().find(|v| !v.is_finite()) {
+        return invalid("draws", v, "must be finite");
+    }
+    if !(sigma.is_finite() && sigma > 0.0) {
+        return invalid("sigma", sigma, "must be finite and > 0");
+    }
+    if !(z.is_finite() && z > 0.0) {
+        return invalid("z", z, "must be finite and > 0");
+    }
+    let n = draws.len() as f64;
+    let variance = draws.iter().map(|v| v * v).sum::<f64>() / n;
+    let chi2 = |q: f64| n * (1.0 - 2.0 / (9.0 * n) + q * (2.0 / (9.0 * n)).sqrt()).powi(3);
+    let (low, high) = (n * variance / chi2(z), n * variance / chi2(-z));
+    Ok(VarianceCheck {
+        variance,
+        low,
+        high,
+        holds: (low..=high).contains(&(sigma * sigma)),
+    })
+}
+
+/// The empirical local sensitivity of one pattern on a collection ([`local_sensitivity`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LocalSensitivity {
+    /// Graphs measured (those within the degree bound).
+    pub graphs: usize,
+    /// The largest change of the density over every graph and single-edge flip.
+    pub measured: f64,
+    /// The bound at the graph of the largest ratio.
+    pub bound: f64,
+    /// The largest ratio `LS(G) / bound(n_G)`.
+    pub max_ratio: f64,
+}
+
+impl LocalSensitivity {
+    /// Whether the bound holds on every graph (`max_ratio ≤ 1`, with a relative slack of
+    /// 1e-9 for the rounding of two densities' difference; a wrong bound misses by far more).
+    pub fn holds(&self) -> bool {
+        self.max_ratio <= 1.0 + 1e-9
+    }
+}
+
+/// A sensitivity bound as a function of the pattern, `n` and the degree bound Δ (`None`: no
+/// bound), as [`crate::density_sensitivity`] with a fixed [`SensitivityBound`].
+pub type SensitivityFn<'a> = dyn Fn(&Pattern, usize, Option<usize>) -> Result<f64> + 'a;
+
+/// The largest `|t(F, G') − t(F, G)|` over every single-edge flip `G'` of each graph `G` of
+/// `graphs` (every unordered node pair: the edge removed if present, added if not; with
+/// `degree_bound`, only flips after which every degree is ≤ Δ, the bounded-degree model's
+/// neighbours, and only graphs within Δ), for each of `patterns`, against `bound(F, n_G, Δ)`:
+/// the bound a calibration uses (e.g. [`crate::density_sensitivity`] with
+/// [`SensitivityBound::ComponentAware`]).
+///
+/// # Errors
+/// As [`density_matrix`] and `bound`.
+///
+/// # Complexity
+/// `Σ_G n_G²/2` flipped graphs, each counted for every pattern.
+pub fn local_sensitivity(
+    patterns: &[Pattern],
+    graphs: &[Graph],
+    degree_bound: Option<usize>,
+    bound: &SensitivityFn<'_>,
+) -> Result<Vec<LocalSensitivity>> {
+    let mut out = vec![
+        LocalSensitivity {
+            graphs: 0,
+            measured: 0.0,
+            bound: 0.0,
+            max_ratio: 0.0,
+        };
+        patterns.len()
+    ];
+    for g in graphs {
+        let n = g.num_nodes();
+        if degree_bound.is_some_and(|d| g.max_degree() > d) || n < 2 {
+            continue;
+        }
+        let edges: Vec<(u32, u32)> = g.edges().collect();
+        let mut flipped = Vec::new();
+        for u in 0..n as u32 {
+            for v in u + 1..n as u32 {
+                let next: Vec<(u32, u32)> = if g.has_edge(u, v) {
+                    edges
+                        .iter()
+                        .copied()
+                        .filter(|&(a, b)| (a, b) != (u, v) && (a, b) != (v, u))
+                        .collect()
+                } else {
+                    let full = |x: u32| degree_bound.is_some_and(|d| g.degree(x) >= d);
+                    if full(u) || full(v) {
+                        continue;
+                    }
+                    edges.iter().copied().chain([(u, v)]).collect()
+                };
+                flipped.push(Graph::from_edges(n, &next)?);
+            }
+        }
+        let clean = density_matrix(patterns, std::slice::from_ref(g))?;
+        let moved = density_matrix(patterns, &flipped)?;
+        for (j, (p, o)) in patterns.iter().zip(&mut out).enumerate() {
+            let ls = moved
+                .column(j)
+                .iter()
+                .map(|t| (t - clean[[0, j]]).abs())
+                .fold(0.0, f64::max);
+            let b = bound(p, n, degree_bound)?;
+            let ratio = if b > 0.0 {
+                ls / b
+            } else if ls > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            };
+            o.graphs += 1;
+            if ratio >= o.max_ratio {
+                (o.max_ratio, o.bound) = (ratio, b);
+            }
+            o.measured = o.measured.max(ls);
+        }
+    }
+    Ok(out)
+}
+
+/// Fails with [`crate::HomdpError::CalibrationViolated`] at the first row of
+/// [`noise_scale_table`] whose measured local sensitivity exceeds its bound or whose noise
+/// variance misses the calibrated σ²: a wrong calibration fails the table.
+///
+/// # Errors
+/// As described.
+pub fn check_noise_scale(rows: &[NoiseScaleRow]) -> Result<()> {
+    for r in rows {
+        let name = format!("{} (degree bound {})", r.pattern, r.degree_bound);
+        if r.max_ratio > 1.0 + 1e-9 || r.max_ratio.is_nan() {
+            return Err(HomdpError::CalibrationViolated {
+                pattern: name,
+                check: "local sensitivity",
+                measured: r.local_sensitivity,
+                calibrated: r.sensitivity_bound,
+            });
+        }
+        let s2 = r.sigma * r.sigma;
+        if !(r.variance_ci_low..=r.variance_ci_high).contains(&s2) {
+            return Err(HomdpError::CalibrationViolated {
+                pattern: name,
+                check: "noise variance",
+                measured: r.noise_variance,
+                calibrated: s2,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Sizes of [`expressivity_table`] and [`noise_scale_table`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TheorySizes {
     /// Releases averaged per trial.
@@ -74,24 +298,28 @@ pub struct TheorySizes {
     pub trials: usize,
     /// ρ of each release.
     pub rho: f64,
+    /// Noise values drawn per row of [`noise_scale_table`].
+    pub noise_draws: usize,
 }
 
 impl TheorySizes {
-    /// `--quick`: T ∈ {1, 16, 256}, 100 trials.
+    /// `--quick`: T ∈ {1, 16, 256}, 100 trials, 4,000 noise draws per row.
     pub fn quick() -> Self {
         Self {
             releases: vec![1, 16, 256],
             trials: 100,
             rho: 1.0,
+            noise_draws: 4_000,
         }
     }
 
-    /// `--full`: T ∈ {1, 4, 16, 64, 256, 1024}, 1000 trials.
+    /// `--full`: T ∈ {1, 4, 16, 64, 256, 1024}, 1000 trials, 40,000 noise draws per row.
     pub fn full() -> Self {
         Self {
             releases: vec![1, 4, 16, 64, 256, 1024],
             trials: 1000,
             rho: 1.0,
+            noise_draws: 40_000,
         }
     }
 }
@@ -253,46 +481,120 @@ pub fn expressivity_table(sizes: &TheorySizes, seed: u64) -> Result<Vec<Expressi
     Ok(rows)
 }
 
-/// σ of one-pattern releases (ρ = 1) of the paths `P2 … P9` (1 to 8 edges) on `graph`, with no
-/// degree bound and with `degree_bound`, and the log–log slope of σ² on `e(F)` per bound
-/// (Proposition 4.9: 2 without a bound). No noise is drawn (σ is the calibration's).
+/// The patterns of [`noise_scale_table`]: the paths `P2 … P9` (1 to 8 edges, Proposition
+/// 4.9's slope), the stars `K1,3 … K1,5` and the forests `2×K2`, `K2+K1`, each with its name.
+fn noise_scale_patterns() -> Result<Vec<(String, Pattern)>> {
+    let mut v: Vec<(String, Pattern)> = (2..=9)
+        .map(|m| Ok((format!("P{m}"), Pattern::path(m)?)))
+        .collect::<Result<_>>()?;
+    for k in 3..=5 {
+        v.push((format!("K1,{k}"), Pattern::star(k)?));
+    }
+    let k2 = Pattern::path(2)?;
+    v.push(("2×K2".into(), k2.disjoint_union(&k2)?));
+    v.push(("K2+K1".into(), k2.disjoint_union(&Pattern::new(1, &[])?)?));
+    Ok(v)
+}
+
+/// Proposition 4.9 and the calibration, measured. For each of 13 patterns (the paths
+/// `P2 … P9`, the stars `K1,3 … K1,5`, the forests `2×K2` and `K2+K1`), with no degree bound and
+/// with a bound (the probe's maximum degree `degree_bound` for the probe, the collection's
+/// largest degree for the collection):
+///
+/// * σ of a one-pattern release (ρ = 1, component-aware bound) of `probe` as calibrated, the
+///   log–log slope of σ² on `e(F)` over the paths (2 without a bound), and the variance of
+///   `sizes.noise_draws` noise values drawn through the release ([`embed_with_densities`] on
+///   copies of `probe`, seeded from `seed` and [`SeedStream::Theory`]) with its confidence
+///   interval ([`variance_check`]);
+/// * the empirical local sensitivity on `collection` ([`local_sensitivity`]: every
+///   single-edge flip of every graph) against the component-aware bound the calibration uses,
+///   and the ratio against the paper's Theorem 4.5 formula.
+///
+/// [`check_noise_scale`] fails on a row where either measurement contradicts the calibration.
 ///
 /// # Errors
-/// As [`embed_with_densities`]; [`crate::HomdpError::DegreeBoundExceeded`] when `graph` breaks
-/// `degree_bound`.
+/// As [`embed_with_densities`] and [`local_sensitivity`];
+/// [`crate::HomdpError::DegreeBoundExceeded`] when `probe` breaks `degree_bound`.
+///
+/// # Privacy
+/// Each draw is one release at ρ = 1 (the experiment measures the noise, it protects nothing).
 ///
 /// # Complexity
-/// Sixteen one-pattern densities of `graph`.
-pub fn noise_scale_table(graph: &Graph, degree_bound: usize) -> Result<Vec<NoiseScaleRow>> {
+/// `26 · noise_draws` one-pattern releases of the probe, and `2 · Σ_G n_G²/2` flipped graphs
+/// of the collection, each counted for the 13 patterns.
+pub fn noise_scale_table(
+    probe: &Graph,
+    degree_bound: usize,
+    collection: &[Graph],
+    sizes: &TheorySizes,
+    seed: u64,
+) -> Result<Vec<NoiseScaleRow>> {
+    let patterns = noise_scale_patterns()?;
+    let bare: Vec<Pattern> = patterns.iter().map(|(_, p)| p.clone()).collect();
+    let collection_bound = collection.iter().map(Graph::max_degree).max().unwrap_or(0);
+    let calibration = |bound: SensitivityBound| {
+        move |p: &Pattern, n: usize, d: Option<usize>| crate::density_sensitivity(p, n, d, bound)
+    };
     let mut rows = Vec::new();
-    for bound in [None, Some(degree_bound)] {
+    for (b, (probe_bound, ls_bound)) in [(None, None), (Some(degree_bound), Some(collection_bound))]
+        .into_iter()
+        .enumerate()
+    {
         let params = EmbeddingParams::new(1.0)
             .bound(SensitivityBound::ComponentAware)
-            .degree_bound(bound);
+            .degree_bound(probe_bound);
+        let ls = local_sensitivity(
+            &bare,
+            collection,
+            ls_bound,
+            &calibration(SensitivityBound::ComponentAware),
+        )?;
+        let paper = local_sensitivity(
+            &bare,
+            collection,
+            ls_bound,
+            &calibration(SensitivityBound::PaperTheorem45),
+        )?;
         let start = rows.len();
-        for m in 1..=8usize {
-            let p = Pattern::path(m + 1)?;
-            let clean = density_matrix(std::slice::from_ref(&p), std::slice::from_ref(graph))?;
-            // A zero generator: σ is fixed by the calibration, the noise is not needed.
-            let mut rng = dp_core::rng::seeded_rng(0);
-            let e = embed_with_densities(
-                std::slice::from_ref(&p),
-                std::slice::from_ref(graph),
-                clean.view(),
-                &params,
-                &mut rng,
-            )?;
-            let sigma = e.sigmas()[0];
+        for (j, ((name, p), (ls, paper))) in patterns.iter().zip(ls.iter().zip(&paper)).enumerate()
+        {
+            let one = std::slice::from_ref(p);
+            let clean = density_matrix(one, std::slice::from_ref(probe))?;
+            let seeds = rep_seeds(seed, SeedStream::Theory, 10_000 + b * 100 + j);
+            let mut rng = seeds.chacha20(NOISE_DRAW, 0);
+            let (mut draws, mut sigma) = (Vec::with_capacity(sizes.noise_draws), f64::NAN);
+            while draws.len() < sizes.noise_draws {
+                let batch = (sizes.noise_draws - draws.len()).min(1000);
+                let copies = vec![probe.clone(); batch];
+                let t = ndarray::Array2::from_elem((batch, 1), clean[[0, 0]]);
+                let e = embed_with_densities(one, &copies, t.view(), &params, &mut rng)?;
+                sigma = e.sigmas()[0];
+                draws.extend(e.values().column(0).iter().map(|v| v - clean[[0, 0]]));
+            }
+            let var = variance_check(&draws, sigma, VARIANCE_Z)?;
             rows.push(NoiseScaleRow {
-                pattern: format!("P{}", m + 1),
-                edges: m,
-                degree_bound: bound.map_or("none".into(), |d| d.to_string()),
+                pattern: name.clone(),
+                edges: p.num_edges(),
+                degree_bound: probe_bound.map_or("none".into(), |d| {
+                    format!("probe {d} / graphs {collection_bound}")
+                }),
                 sigma,
-                sigma2_over_edges2: sigma * sigma / (m * m) as f64,
+                sigma2_over_edges2: sigma * sigma / (p.num_edges() * p.num_edges()) as f64,
                 loglog_slope: f64::NAN,
+                draws: draws.len(),
+                noise_variance: var.variance,
+                variance_ci_low: var.low,
+                variance_ci_high: var.high,
+                graphs: ls.graphs,
+                local_sensitivity: ls.measured,
+                sensitivity_bound: ls.bound,
+                max_ratio: ls.max_ratio,
+                paper_bound_ratio: paper.max_ratio,
+                holds: ls.holds() && var.holds,
             });
         }
-        let pts: Vec<(f64, f64)> = rows[start..]
+        // Proposition 4.9's slope over the paths (the first eight patterns).
+        let pts: Vec<(f64, f64)> = rows[start..start + 8]
             .iter()
             .map(|r| ((r.edges as f64).ln(), (r.sigma * r.sigma).ln()))
             .collect();
@@ -303,9 +605,89 @@ pub fn noise_scale_table(graph: &Graph, degree_bound: usize) -> Result<Vec<Noise
         );
         let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
             / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
-        for r in &mut rows[start..] {
+        for r in &mut rows[start..start + 8] {
             r.loglog_slope = slope;
         }
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn collection() -> Result<Vec<Graph>> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        (0..5)
+            .map(|i| Ok(graph_core::generate::erdos_renyi(7 + i, 0.35, &mut rng)?))
+            .collect()
+    }
+
+    /// The measured local sensitivity stays within the component-aware bound, and a bound
+    /// too small by a quarter is caught.
+    #[test]
+    fn a_too_small_sensitivity_bound_fails_the_measurement() -> Result<()> {
+        let graphs = collection()?;
+        let patterns: Vec<Pattern> = noise_scale_patterns()?.into_iter().map(|p| p.1).collect();
+        let right = |p: &Pattern, n, d| {
+            crate::density_sensitivity(p, n, d, SensitivityBound::ComponentAware)
+        };
+        let small = |p: &Pattern, n, d| Ok(0.75 * right(p, n, d)?);
+        let delta = graphs.iter().map(Graph::max_degree).max();
+        for d in [None, delta] {
+            let ok = local_sensitivity(&patterns, &graphs, d, &right)?;
+            assert!(ok.iter().all(LocalSensitivity::holds), "{d:?}: {ok:?}");
+            let bad = local_sensitivity(&patterns, &graphs, d, &small)?;
+            assert!(bad.iter().any(|l| !l.holds()), "{d:?}: {bad:?}");
+        }
+        // The paper's formula under-estimates the disconnected K2+K1 under a degree bound.
+        let paper = |p: &Pattern, n, d| {
+            crate::density_sensitivity(p, n, d, SensitivityBound::PaperTheorem45)
+        };
+        let k2k1 = [patterns[12].clone()];
+        assert_eq!(k2k1[0].num_components(), 2);
+        let measured = local_sensitivity(&k2k1, &graphs, delta, &paper)?;
+        assert!(!measured[0].holds(), "{measured:?}");
+        Ok(())
+    }
+
+    /// The drawn noise has the calibrated variance; a calibration that claims 10 % less σ
+    /// (or a table row carrying it) fails.
+    #[test]
+    fn a_too_small_sigma_fails_the_variance_check() -> Result<()> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        let probe = graph_core::generate::erdos_renyi(30, 0.2, &mut rng)?;
+        let sizes = TheorySizes {
+            noise_draws: 4_000,
+            ..TheorySizes::quick()
+        };
+        let delta = probe.max_degree();
+        let rows = noise_scale_table(&probe, delta, &collection()?, &sizes, 3)?;
+        check_noise_scale(&rows)?;
+        assert!(rows.iter().all(|r| r.holds), "{rows:?}");
+        let mut wrong = rows.clone();
+        wrong[4].sigma *= 0.9;
+        assert!(matches!(
+            check_noise_scale(&wrong),
+            Err(HomdpError::CalibrationViolated {
+                check: "noise variance",
+                ..
+            })
+        ));
+        let mut wrong = rows;
+        wrong[2].max_ratio = 1.3;
+        assert!(matches!(
+            check_noise_scale(&wrong),
+            Err(HomdpError::CalibrationViolated {
+                check: "local sensitivity",
+                ..
+            })
+        ));
+        assert!(matches!(
+            variance_check(&[0.0; 10], 1.0, VARIANCE_Z),
+            Err(HomdpError::InvalidParam { .. })
+        ));
+        Ok(())
+    }
 }

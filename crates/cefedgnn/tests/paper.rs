@@ -294,15 +294,28 @@ fn tables_on_a_tiny_aml_graph() {
         );
     }
 
-    // A setting that is not primary: the first seed, no K sweep, no attack.
+    // A setting that is not primary: no K sweep, no attack, the σ₀ sweep on the first seed,
+    // but the methods table over every seed (with their spread and per-seed values).
     let s = Setting {
         primary: false,
         ..s
     };
     assert!(local_steps_table(&plan, &s, &mut runs).unwrap().is_empty());
     assert!(attack_table(&plan, &s).unwrap().is_empty());
-    let first = methods_table(&plan, &s, &mut runs).unwrap();
-    assert!(first.iter().all(|r| r.seeds == [0]));
+    let every = methods_table(&plan, &s, &mut runs).unwrap();
+    assert!(every.iter().all(|r| r.seeds == plan.seeds));
+    for r in &every {
+        assert_eq!(r.f1_per_seed.len(), plan.seeds.len());
+        let mean = r.f1_per_seed.iter().sum::<f64>() / r.f1_per_seed.len() as f64;
+        assert!((mean - r.f1_mean).abs() < 1e-12, "{r:?}");
+        assert_eq!(r.f1_std.is_nan(), plan.seeds.len() < 2);
+        // Only FedSage+ reports what NeighGen generated.
+        assert_eq!(
+            r.generated_neighbours.is_nan(),
+            r.method != Method::FedSagePlus.name(),
+            "{r:?}"
+        );
+    }
 }
 
 #[test]

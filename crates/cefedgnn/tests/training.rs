@@ -6,7 +6,7 @@ use cefedgnn::FedError;
 use cefedgnn::aml::{AmlGenConfig, generate};
 use cefedgnn::federation::FederatedGraph;
 use cefedgnn::train::{
-    FedTask, FedTrainConfig, Method, Metric, ModelKind, NeighGenConfig, simulate,
+    FedPubConfig, FedTask, FedTrainConfig, Method, Metric, ModelKind, NeighGenConfig, simulate,
 };
 use graph_core::{NodeSplit, generate::ContextualSbm};
 use rand::SeedableRng;
@@ -280,15 +280,20 @@ fn fedgcn_traffic_is_fedavg_plus_the_one_shot_aggregates() {
     assert!(fedgcn.f1_pooled > 0.5, "{}", fedgcn.f1_pooled);
 }
 
-/// FED-PUB moves FedAvg's model traffic plus one functional embedding (hidden width, float32)
-/// per client and round, and its clients train from personalised models, not FedAvg's.
+/// FED-PUB moves FedAvg's model traffic plus, per client and round, one functional embedding
+/// (hidden width, float32) and its masks (one float32 per weight-matrix entry), and its clients
+/// train from personalised models, not FedAvg's. The masks and the proximal term change the
+/// run; without both it is the personalised averaging alone.
 #[test]
 fn fed_pub_sends_functional_embeddings_and_personalises() {
     let t = task();
     let cfg = small();
     let fedavg = simulate(&t, &cfg, Method::FedAvg, &mut |_| {}).unwrap();
     let fedpub = simulate(&t, &cfg, Method::FedPub, &mut |_| {}).unwrap();
-    let per_round = t.fed.clients().len() as u64 * cfg.hidden as u64 * 4;
+    let m = t.fed.clients().len() as u64;
+    // GCN 8 → 16 → 3: weight matrices of 8·16 and 16·3 entries.
+    let (d, h, c) = (t.features.ncols() as u64, cfg.hidden as u64, 3u64);
+    let per_round = m * (h + d * h + h * c) * 4;
     assert_eq!(
         fedpub.bytes_up - fedavg.bytes_up,
         u64::from(cfg.rounds) * per_round
@@ -299,6 +304,49 @@ fn fed_pub_sends_functional_embeddings_and_personalises() {
     assert!(fedpub.f1_pooled > 0.5, "{}", fedpub.f1_pooled);
     let again = simulate(&t, &cfg, Method::FedPub, &mut |_| {}).unwrap();
     assert_eq!(fedpub.f1_per_client, again.f1_per_client, "seeded");
+    // Each part of FED-PUB reaches the run.
+    let variant = |masks: bool, proximal: f64| {
+        let c = FedTrainConfig {
+            fed_pub: FedPubConfig {
+                masks,
+                proximal,
+                ..FedPubConfig::default()
+            },
+            ..small()
+        };
+        simulate(&t, &c, Method::FedPub, &mut |_| {}).unwrap()
+    };
+    let plain = variant(false, 0.0);
+    let no_prox = variant(true, 0.0);
+    let no_masks = variant(false, 1e-3);
+    assert_eq!(
+        plain.bytes_up - fedavg.bytes_up,
+        u64::from(cfg.rounds) * m * h * 4
+    );
+    for (name, r) in [
+        ("plain", &plain),
+        ("no proximal", &no_prox),
+        ("no masks", &no_masks),
+    ] {
+        assert_ne!(r.wire_digest, fedpub.wire_digest, "{name}");
+    }
+    assert_ne!(plain.wire_digest, no_prox.wire_digest, "masks");
+    assert_ne!(plain.wire_digest, no_masks.wire_digest, "proximal term");
+    assert!(matches!(
+        simulate(
+            &t,
+            &FedTrainConfig {
+                fed_pub: FedPubConfig {
+                    tau: 0.0,
+                    ..FedPubConfig::default()
+                },
+                ..small()
+            },
+            Method::FedPub,
+            &mut |_| {}
+        ),
+        Err(FedError::InvalidParam { .. })
+    ));
 }
 
 /// FedSage+ with a small NeighGen: finite F1, FedAvg's model traffic plus exactly the generator
@@ -308,9 +356,8 @@ fn fed_pub_sends_functional_embeddings_and_personalises() {
 #[test]
 fn fedsage_plus_moves_fedavg_traffic_plus_the_generator_phase() {
     let t = task();
-    // Small and trained hard (the spec's lr 1e-3 for 20 epochs rarely lifts ñ above 1 on a
-    // graph this sparse, and then nothing is generated): every node outside the task's train
-    // and validation sets hidden, lr 0.05.
+    // Small and trained hard, so that many neighbours are generated: every node outside the
+    // task's train and validation sets hidden, lr 0.05.
     let neighgen = NeighGenConfig {
         latent: 16,
         fgen_hidden: [32, 64],

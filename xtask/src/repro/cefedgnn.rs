@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Result;
 use cefedgnn::paper::{
     AttackRow, LocalStepsRow, MethodRow, OrderingRow, PAPER_SOURCE, Plan, PrivacyRow, Runs,
-    attack_table, local_steps_table, methods_table, ordering_row, privacy_table,
+    attack_table, identical_pairs, local_steps_table, methods_table, ordering_row, privacy_table,
 };
 use cefedgnn::train::ModelKind;
 use graph_core::registry::Dataset;
@@ -30,10 +30,10 @@ const PRIVACY_TITLE: &str =
 const METHODS_NOTES: [&str; 8] = [
     "f1_mean: mean over clients of the F1 on each client's own test nodes, every class entering each client's macro-F1 (a class absent there and never predicted counts 0); f1_mean_present: the same with only the classes present in the client's test labels or predictions (scikit-learn's default reading); f1_pooled: F1 over all test nodes. Means over seeds.",
     "AML graphs are generated (AMLworld schema, 8 typologies, 8 banks, one client per bank); the real AMLworld files are not available here.",
-    "seeds: the training seeds (initialisation, sampling, dropout, noise) averaged in the row; the split, the partition and the AML graphs come from --seed.",
+    "seeds: the training seeds (initialisation, sampling, dropout, noise) averaged in the row (f1_std: their standard deviation; every setting runs every seed); the split, the partition and the AML graphs come from --seed.",
     "Citation preset (FedTrainConfig::citation): GCN, shared-layer width d = 8, C = 1, σ₀ = 1, p = 0.1·C, receiver-side averaging of the noisy halo rows over rounds at rate 0.1 [R: post-processing, no privacy cost; the note's algorithm uses the latest row]. d, C and the averaging rate were chosen by validation macro-F1 of CE-FedGNN at σ₀ = 1 on Cora N=5 (never the test split); all methods share the preset.",
     "Sampled GCN blocks use every node's full (visible) degree in the normalisation and scale k sampled neighbours of n by n/k, so training matches the full-neighbourhood evaluation; a halo node's degree is 1 + its neighbours among the client's own nodes (remote degrees are not shared) [R].",
-    "Baselines in the same trainer, sampler and byte accounting: FedGCN (1-hop; one exchange of neighbour-feature sums before training, normalised as GCN's Â X [R: the original sends raw sums], a linear first layer on them and message passing over local edges) and Swift-FedGNN (correction period I = K: each round ⌈N/2⌉ sampled clients take their first step with the halo rows, exact and unnoised; bytes count every client's halo rows each round, an upper bound of Swift's per-target aggregates [R]). FED-PUB: personalised averaging by functional-embedding similarity on a proxy graph, without its masks and proximal term [R]. FedSage+: NeighGen (local, then federated fGen training; the spec's lr 1e-3 and 20 epochs) then FedAvg on the mended local graphs with our model and trainer (not GraphSAGE with Adam) [R]; where the count generator predicts fewer than one missing neighbour nothing is mended and FedSage+ equals FedAvg.",
+    "Baselines in the same trainer, sampler and byte accounting: FedGCN (1-hop; one exchange of neighbour-feature sums before training, normalised as GCN's Â X [R: the original sends raw sums], a linear first layer on them and message passing over local edges) and Swift-FedGNN (correction period I = K: each round ⌈N/2⌉ sampled clients take their first step with the halo rows, exact and unnoised; bytes count every client's halo rows each round, an upper bound of Swift's per-target aggregates [R]). FED-PUB: personalised averaging by functional-embedding similarity on a proxy graph (τ = 10), with the authors' personalised masks on every weight matrix (L1 penalty λ1 = 1e-3, entries below λ1 zeroed in evaluation) and their proximal term λ2·Σ‖θ − θ̄‖ (λ2 = 1e-3, un-squared per tensor as in their code), in our model and trainer (plain SGD, not their masked 3-layer GCN with Adam) [R]. FedSage+: NeighGen (local, then federated fGen training; the spec's lr 1e-3 and 20 epochs) then FedAvg on the mended local graphs with our model and trainer (not GraphSAGE with Adam) [R]. The authors' code attaches ⌊ñ⌋ generated neighbours, which is none wherever the count generator predicts fewer than one missing neighbour per node (every node of these graphs: FedSage+ then equals FedAvg); the rows use the stochastic rounding (E[m_v] = ñ_v, CountRounding::Stochastic), and generated_neighbours / count_mae / mean_missing report what NeighGen attached and how far its counts are from the hidden neighbours of its test nodes.",
     "AML preset (FedTrainConfig::aml): hidden 32, fanout 100, η = 0.01, dropout 0.1, class-balanced loss, per-step gradient clipping at L2 norm 5 (without it the centralised GINE diverged).",
     "The paper trains T = 2k steps; --quick trains 2048 (citation) / 256 (AML) steps per client, --full 2048 / 512. Shorter citation runs are too short for the shared halo rows to pay off (256 steps: CE-FedGNN below FedAvg even without noise; 1024 steps, seed 0: 0.711 vs 0.720).",
 ];
@@ -136,6 +136,15 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     main.notes.extend(METHODS_NOTES.map(String::from));
     main.notes.push(format!("paper_value: {PAPER_SOURCE}; the paper's AML table (HI/LI × Small/Medium/Large of the real AMLworld files) has no counterpart among our generated graphs, so AML rows carry none."));
     main.notes.push(cefedgnn::privacy::NOT_COVERED.into());
+    let same = identical_pairs(&res.methods);
+    main.notes.push(if same.is_empty() {
+        "No two methods of a setting agree in test and validation F1 to four decimals in every seed.".into()
+    } else {
+        format!(
+            "Methods that agree in test and validation F1 to four decimals in every seed (f1_per_seed, val_f1_per_seed): {}.",
+            same.join("; ")
+        )
+    });
     if !runs.diverged().is_empty() {
         main.notes.push(format!(
             "Runs left out of the means because training diverged (empty cells when all seeds did): {}",

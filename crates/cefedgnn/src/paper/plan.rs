@@ -27,10 +27,10 @@ pub struct AmlSetting {
     pub model: ModelKind,
 }
 
-/// What the tables run. The first available citation setting and the first AML setting are
-/// *primary*: every method over all [`Plan::seeds`], and the K sweep; the other settings run
-/// every method and the σ₀ sweep with the first seed only (the 45-minute budget of `--full` on
-/// 2 shared cores).
+/// What the tables run. Every setting runs every method over all [`Plan::seeds`] (the methods
+/// table). The first available citation setting and the first AML setting are *primary*: they
+/// also run the K sweep and the attack, and their σ₀ sweep runs every seed; the other settings'
+/// σ₀ sweep runs the first seed only ([`Plan::seeds_for`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Plan {
     /// Citation graphs with their client counts.
@@ -176,8 +176,8 @@ impl Plan {
         cfg
     }
 
-    /// The seeds a setting runs: all of [`Plan::seeds`] for a primary setting, the first one
-    /// otherwise.
+    /// The seeds of a setting's sweeps (K and σ₀): all of [`Plan::seeds`] for a primary
+    /// setting, the first one otherwise. The methods table runs every seed everywhere.
     pub fn seeds_for(&self, primary: bool) -> &[u64] {
         if primary {
             &self.seeds

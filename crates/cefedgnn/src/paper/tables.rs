@@ -27,6 +27,8 @@ pub struct MethodRow {
     pub seeds: Vec<u64>,
     /// Mean over clients of the test F1 on each client's own test nodes.
     pub f1_mean: f64,
+    /// Standard deviation of `f1_mean` over the seeds (n − 1; NaN for one seed).
+    pub f1_std: f64,
     /// The paper's value for this method and dataset ([`super::paper_f1`]; NaN: none).
     pub paper_value: f64,
     /// As `f1_mean`, each client's macro-F1 over the classes present there only
@@ -44,8 +46,67 @@ pub struct MethodRow {
     pub wire: String,
     /// ε(p) (RDP accounting) of the first seed's released rows (NaN: no releases).
     pub eps_p: f64,
+    /// FedSage+: generated neighbours attached over all clients (mean over seeds; NaN for
+    /// the other methods).
+    pub generated_neighbours: f64,
+    /// FedSage+: mean |ñ_v − n_v| of the count generator on NeighGen's test nodes, over
+    /// clients and seeds (NaN for the other methods).
+    pub count_mae: f64,
+    /// FedSage+: mean true hidden-neighbour count n_v on those test nodes (the count a
+    /// generator predicting the mean would be judged against).
+    pub mean_missing: f64,
     /// Mean wall-clock seconds per run.
     pub seconds: f64,
+    /// `f1_mean` of every seed, in seed order.
+    pub f1_per_seed: Vec<f64>,
+    /// `val_f1_mean` of every seed, in seed order.
+    pub val_f1_per_seed: Vec<f64>,
+}
+
+/// Sample standard deviation (n − 1) of `f` over `rs` (NaN for fewer than two runs).
+fn sd(rs: &[FedReport], f: impl Fn(&FedReport) -> f64) -> f64 {
+    if rs.len() < 2 {
+        return f64::NAN;
+    }
+    let m = avg(rs, &f);
+    (rs.iter().map(|r| (f(r) - m).powi(2)).sum::<f64>() / (rs.len() - 1) as f64).sqrt()
+}
+
+/// The mean over the seeds' NeighGen reports of `f` of each client (None entries skipped; NaN
+/// when there is none).
+fn neighgen_mean(
+    rs: &[FedReport],
+    f: impl Fn(&crate::train::NeighGenReport) -> Option<f64>,
+) -> f64 {
+    let v: Vec<f64> = rs
+        .iter()
+        .flat_map(|r| r.neighgen.iter().filter_map(&f))
+        .collect();
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// The pairs of methods of one setting's rows whose test and validation F1 agree to four
+/// decimals in every seed (a sign that a switch does not reach the run), as
+/// `"<setting>: <a> = <b>"`.
+pub fn identical_pairs(rows: &[MethodRow]) -> Vec<String> {
+    let r4 = |v: &[f64]| -> Vec<i64> { v.iter().map(|x| (x * 1e4).round() as i64).collect() };
+    let mut out = Vec::new();
+    for (i, a) in rows.iter().enumerate() {
+        for b in &rows[i + 1..] {
+            if a.setting == b.setting
+                && !a.f1_per_seed.is_empty()
+                && r4(&a.f1_per_seed) == r4(&b.f1_per_seed)
+                && r4(&a.val_f1_per_seed) == r4(&b.val_f1_per_seed)
+            {
+                out.push(format!("{}: {} = {}", a.setting, a.method, b.method));
+            }
+        }
+    }
+    out
 }
 
 /// A row of the local-steps table: a method with K local steps per round, the same total
@@ -111,12 +172,12 @@ pub struct PrivacyRow {
 }
 
 /// The methods table of `s`: every method of [`Method::ALL`] at K = [`Plan::k_default`] over
-/// [`Plan::seeds_for`] the setting.
+/// all of [`Plan::seeds`] (every setting, primary or not).
 ///
 /// # Errors
 /// As [`Runs::run_seeds`].
 pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<MethodRow>> {
-    let seeds = plan.seeds_for(s.primary);
+    let seeds = plan.seeds.as_slice();
     let base = plan.config(s.model, plan.k_default);
     let mut rows = Vec::new();
     for &m in Method::ALL {
@@ -132,6 +193,7 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
             rounds: base.rounds,
             seeds: seeds.to_vec(),
             f1_mean: avg(&rs, |r| r.f1_mean),
+            f1_std: sd(&rs, |r| r.f1_mean),
             paper_value: super::paper_f1(&s.task.name, m).unwrap_or(f64::NAN),
             f1_mean_present: avg(&rs, |r| r.f1_mean_present),
             f1_pooled: avg(&rs, |r| r.f1_pooled),
@@ -140,7 +202,16 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
             embedding_bytes_per_round: avg(&rs, |r| r.embedding_bytes_per_round),
             wire: m.wire().into(),
             eps_p: eps,
+            generated_neighbours: if m == Method::FedSagePlus {
+                avg(&rs, |r| r.neighgen.iter().map(|c| c.generated as f64).sum())
+            } else {
+                f64::NAN
+            },
+            count_mae: neighgen_mean(&rs, |c| c.count_mae),
+            mean_missing: neighgen_mean(&rs, |c| c.mean_missing),
             seconds: avg(&rs, |r| r.seconds),
+            f1_per_seed: rs.iter().map(|r| r.f1_mean).collect(),
+            val_f1_per_seed: rs.iter().map(|r| r.val_f1_mean).collect(),
         });
     }
     Ok(rows)

@@ -9,21 +9,21 @@ use crate::error::Result;
 /// FED-PUB's server side: a proxy graph of 5 disjoint Erdős–Rényi blocks of 100 nodes (edge
 /// probability 0.1, features N(0, 1)), drawn once from the run's seed and sent to every client;
 /// after each round, the personalised models θ̄_i = Σ_j α_ij θ_j with
-/// α_i = softmax_j(τ · cos(e_i, e_j)), τ = 10 (the authors' code defaults).
+/// α_i = softmax_j(τ · cos(e_i, e_j)) ([`super::FedPubConfig::tau`], the authors' default 10).
+/// The bytes up count each client's embedding and, with masks, its masks (FED-PUB uploads
+/// them with the model; the server ignores them).
 pub(crate) struct FedPub {
     edges: Vec<(u32, u32)>,
     x: ndarray::Array2<f32>,
     /// The personalised models the clients take at the start of the next round.
     pub(crate) next: Option<Vec<Vec<f32>>>,
-    /// Bytes of the functional embeddings sent up so far.
+    /// Bytes of the functional embeddings (and masks) sent up so far.
     pub(crate) bytes_up: u64,
+    tau: f64,
 }
 
 /// Purpose name of FED-PUB's proxy graph in [`Seeds`].
 const FED_PUB_STREAM: &str = "cefedgnn/fed-pub-proxy";
-
-/// FED-PUB's similarity temperature τ.
-const FED_PUB_TAU: f64 = 10.0;
 
 impl FedPub {
     pub(crate) fn new(cfg: &FedTrainConfig, d_in: usize) -> Self {
@@ -52,6 +52,7 @@ impl FedPub {
             x,
             next: None,
             bytes_up: 0,
+            tau: cfg.fed_pub.tau,
         }
     }
 
@@ -62,6 +63,11 @@ impl FedPub {
             .map(|t| t.functional_embedding(&self.edges, &self.x))
             .collect::<Result<Vec<_>>>()?;
         self.bytes_up += emb.iter().map(|e| e.len() as u64 * 4).sum::<u64>();
+        self.bytes_up += trainers
+            .iter()
+            .filter_map(Trainer::masks)
+            .map(|m| m.masked_len() as u64 * 4)
+            .sum::<u64>();
         let cos = |a: &[f32], b: &[f32]| -> f64 {
             let dot: f64 = a
                 .iter()
@@ -79,9 +85,7 @@ impl FedPub {
         let m = trainers.len();
         let mut next = Vec::with_capacity(m);
         for i in 0..m {
-            let logits: Vec<f64> = (0..m)
-                .map(|j| FED_PUB_TAU * cos(&emb[i], &emb[j]))
-                .collect();
+            let logits: Vec<f64> = (0..m).map(|j| self.tau * cos(&emb[i], &emb[j])).collect();
             let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let w: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
             let z: f64 = w.iter().sum();

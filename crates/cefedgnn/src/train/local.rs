@@ -248,6 +248,116 @@ pub(crate) struct Trainer {
     pos: Vec<u32>,
     /// Scratch marks over encoded nodes.
     mark: Vec<bool>,
+    /// FED-PUB's personalised masks and proximal term (`None` for the other methods).
+    masks: Option<PersonalMasks>,
+}
+
+/// FED-PUB's client side (Baek et al. 2023, the authors' `MaskedGCNConv`/`MaskedLinear` and
+/// loss): a multiplicative mask M on every weight matrix (rank-2 parameter; biases and scalars
+/// unmasked), starting at 1, so that the model computes with W ⊙ M; the loss adds
+/// λ1·Σ|M| and, once a personalised model θ̄ has arrived, λ2·Σ_tensors ‖θ − θ̄‖₂ (un-squared, per
+/// weight and bias tensor, as the code; the paper writes it squared). In evaluation, entries
+/// with |M| < λ1 are zeroed. The masks never leave the client's model averaging: the server
+/// averages the dense W.
+#[derive(Clone, Debug)]
+pub(crate) struct PersonalMasks {
+    /// M over the flat W (1 and never updated at unmasked entries).
+    mask: Vec<f32>,
+    /// The parameter tensors as flat ranges, with whether each is masked.
+    tensors: Vec<(std::ops::Range<usize>, bool)>,
+    /// θ̄: the personalised model of the current round (`None` before the first).
+    anchor: Option<Vec<f32>>,
+    l1: f64,
+    proximal: f64,
+}
+
+impl PersonalMasks {
+    /// Masks of ones for a model of `layout` ([`params::layout`]); without `masking` no entry
+    /// is masked (the proximal term alone).
+    pub(crate) fn new(layout: &[(usize, usize)], masking: bool, l1: f64, proximal: f64) -> Self {
+        let mut tensors = Vec::with_capacity(layout.len());
+        let mut at = 0;
+        for &(len, rank) in layout {
+            tensors.push((at..at + len, masking && rank == 2));
+            at += len;
+        }
+        Self {
+            mask: vec![1.0; at],
+            tensors,
+            anchor: None,
+            l1,
+            proximal,
+        }
+    }
+
+    /// Entries of masked tensors (the mask bytes a client uploads are 4 per entry).
+    pub(crate) fn masked_len(&self) -> usize {
+        self.tensors
+            .iter()
+            .filter(|(_, m)| *m)
+            .map(|(r, _)| r.len())
+            .sum()
+    }
+
+    /// W ⊙ M; in evaluation (`eval`), M with the masked entries below λ1 in magnitude zeroed.
+    fn effective(&self, w: &[f32], eval: bool) -> Vec<f32> {
+        let cut = self.l1 as f32;
+        let mut out: Vec<f32> = w.iter().zip(&self.mask).map(|(&x, &m)| x * m).collect();
+        if eval {
+            for (r, masked) in &self.tensors {
+                if *masked {
+                    for i in r.clone() {
+                        if self.mask[i].abs() < cut {
+                            out[i] = 0.0;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// From the gradient `g` of the loss with respect to W ⊙ M: the gradient with respect to
+    /// W (g ⊙ M plus the proximal term's) returned, and one plain SGD step of rate `lr` on M
+    /// (g ⊙ W plus λ1·sign(M)) taken.
+    fn split(&mut self, g: &[f32], w: &[f32], lr: f64) -> Vec<f32> {
+        let mut gw: Vec<f32> = g.iter().zip(&self.mask).map(|(&a, &m)| a * m).collect();
+        if let Some(anchor) = &self.anchor
+            && self.proximal > 0.0
+        {
+            for (r, _) in &self.tensors {
+                let norm = w[r.clone()]
+                    .iter()
+                    .zip(&anchor[r.clone()])
+                    .map(|(&a, &b)| f64::from(a - b).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                if norm > 0.0 {
+                    for i in r.clone() {
+                        gw[i] += (self.proximal * f64::from(w[i] - anchor[i]) / norm) as f32;
+                    }
+                }
+            }
+        }
+        for (r, masked) in &self.tensors {
+            if !masked {
+                continue;
+            }
+            for i in r.clone() {
+                let m = self.mask[i];
+                let sign = if m > 0.0 {
+                    1.0
+                } else if m < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                };
+                let gm = f64::from(g[i]) * f64::from(w[i]) + self.l1 * sign;
+                self.mask[i] = (f64::from(m) - lr * gm) as f32;
+            }
+        }
+        gw
+    }
 }
 
 impl Trainer {
@@ -320,6 +430,7 @@ impl Trainer {
             signal,
             pos: vec![u32::MAX; n],
             mark: vec![false; n],
+            masks: None,
             view,
         })
     }
@@ -372,7 +483,45 @@ impl Trainer {
     /// Replaces W (e.g. by the server's average).
     pub(crate) fn set_params(&mut self, w: &[f32]) {
         self.w.copy_from_slice(w);
-        self.model = params::load(self.model.clone(), &self.w);
+        self.reload();
+    }
+
+    /// The model computes with W (W ⊙ M under FED-PUB's masks, training mode).
+    fn reload(&mut self) {
+        self.model = match &self.masks {
+            Some(m) => params::load(self.model.clone(), &m.effective(&self.w, false)),
+            None => params::load(self.model.clone(), &self.w),
+        };
+    }
+
+    /// FED-PUB: train with personalised masks (when `masking`, λ1 = `l1`) and the proximal
+    /// term (λ2 = `proximal`) from now on.
+    pub(crate) fn enable_fed_pub(&mut self, masking: bool, l1: f64, proximal: f64) {
+        let layout = params::layout(&self.model);
+        self.masks = Some(PersonalMasks::new(&layout, masking, l1, proximal));
+        self.reload();
+    }
+
+    /// FED-PUB's masks, where enabled.
+    pub(crate) fn masks(&self) -> Option<&PersonalMasks> {
+        self.masks.as_ref()
+    }
+
+    /// FED-PUB: W ← the personalised model θ̄ `w`, which the proximal term pulls towards until
+    /// the next one arrives.
+    pub(crate) fn set_personal(&mut self, w: &[f32]) {
+        if let Some(m) = &mut self.masks {
+            m.anchor = Some(w.to_vec());
+        }
+        self.set_params(w);
+    }
+
+    /// The model in evaluation: W ⊙ M with small mask entries zeroed under FED-PUB's masks.
+    fn eval_model(&self) -> Gnn {
+        match &self.masks {
+            Some(m) => params::load(self.model.clone(), &m.effective(&self.w, true)),
+            None => self.model.clone(),
+        }
     }
 
     fn add_node(&mut self, blocks: &mut Blocks, code: u32) -> u32 {
@@ -655,6 +804,10 @@ impl Trainer {
                 *a += b;
             }
         }
+        if let Some(m) = &mut self.masks {
+            // The gradient is with respect to W ⊙ M: M takes its step, W gets g ⊙ M.
+            grad = m.split(&grad, &self.w, self.lr);
+        }
         if let Some(c) = self.grad_clip {
             let norm = grad
                 .iter()
@@ -674,7 +827,7 @@ impl Trainer {
         }
         self.g.update(&grad)?;
         self.g.step(&mut self.w, self.lr)?;
-        self.model = params::load(self.model.clone(), &self.w);
+        self.reload();
         Ok(Some(loss_value))
     }
 
@@ -758,7 +911,7 @@ impl Trainer {
         x: &Array2<f32>,
     ) -> Result<Vec<f32>> {
         let device = self.device.clone().without_autodiff();
-        let model = burn::module::Module::valid(&self.model);
+        let model = burn::module::Module::valid(&self.eval_model());
         let mut el = EdgeList::new(x.nrows(), edges)?;
         if let Some(ef) = &self.view.edge_features
             && !self.gcn
@@ -792,7 +945,15 @@ impl Trainer {
 
     /// Predicted class of every own node.
     pub(crate) fn predict(&mut self, halo: &HaloTable) -> Result<Vec<u32>> {
-        let (_, logits) = self.full_forward(halo)?;
+        let train_model = self.masks.is_some().then(|| {
+            let eval = self.eval_model();
+            std::mem::replace(&mut self.model, eval)
+        });
+        let out = self.full_forward(halo);
+        if let Some(m) = train_model {
+            self.model = m;
+        }
+        let (_, logits) = out?;
         let c = self.num_classes;
         Ok(logits
             .chunks(c)
@@ -835,6 +996,44 @@ mod tests {
     use super::*;
     use crate::train::FedTrainConfig;
     use rand::SeedableRng;
+
+    /// FED-PUB's masks: W gets g ⊙ M plus the proximal pull (λ2·(θ − θ̄)/‖θ − θ̄‖ per tensor,
+    /// biases included), M steps on g ⊙ W + λ1·sign(M) at masked entries only, and evaluation
+    /// zeroes the entries below λ1.
+    #[test]
+    fn personal_masks_split_the_gradient_and_step_the_masks() {
+        // One 2×1 weight matrix and a bias of 1.
+        let mut m = PersonalMasks::new(&[(2, 2), (1, 1)], true, 0.1, 0.5);
+        assert_eq!(m.masked_len(), 2);
+        m.mask = vec![2.0, -0.05, 1.0];
+        let w = [3.0f32, 4.0, 1.0];
+        assert_eq!(m.effective(&w, false), [6.0, -0.2, 1.0]);
+        // −0.05 is below λ1 = 0.1 in magnitude: zeroed in evaluation.
+        assert_eq!(m.effective(&w, true), [6.0, 0.0, 1.0]);
+        let g = [1.0f32, 1.0, 1.0];
+        // No personalised model yet: no proximal term.
+        let gw = m.split(&g, &w, 0.1);
+        assert_eq!(gw, [2.0, -0.05, 1.0]);
+        // M ← M − 0.1·(g·w + 0.1·sign(M)): 2 − 0.1·3.1, −0.05 − 0.1·(4 − 0.1); bias mask stays.
+        assert!((m.mask[0] - 1.69).abs() < 1e-6, "{:?}", m.mask);
+        assert!((m.mask[1] + 0.44).abs() < 1e-6, "{:?}", m.mask);
+        assert_eq!(m.mask[2], 1.0);
+        // With θ̄: the weight tensor is (3, 4) − (0, 0), norm 5; the bias 1 − 1 = 0 (no pull).
+        m.anchor = Some(vec![0.0, 0.0, 1.0]);
+        m.mask = vec![1.0, 1.0, 1.0];
+        let gw = m.split(&[0.0, 0.0, 0.0], &w, 0.1);
+        assert!((gw[0] - 0.5 * 3.0 / 5.0).abs() < 1e-6, "{gw:?}");
+        assert!((gw[1] - 0.5 * 4.0 / 5.0).abs() < 1e-6, "{gw:?}");
+        assert_eq!(gw[2], 0.0);
+        // Without masking: nothing masked or zeroed, M stays 1, the proximal term alone.
+        let mut p = PersonalMasks::new(&[(2, 2), (1, 1)], false, 2.0, 0.5);
+        assert_eq!(p.masked_len(), 0);
+        assert_eq!(p.effective(&w, true), w);
+        p.anchor = Some(vec![0.0, 0.0, 1.0]);
+        let gw = p.split(&g, &w, 0.1);
+        assert!((gw[0] - (1.0 + 0.3)).abs() < 1e-6, "{gw:?}");
+        assert_eq!(p.mask, [1.0, 1.0, 1.0]);
+    }
 
     #[test]
     fn halo_rows_average_over_rounds_when_asked() {

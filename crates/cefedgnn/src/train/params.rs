@@ -77,6 +77,25 @@ pub(crate) fn flatten_grad(model: &Gnn, grads: &Gradients) -> Vec<f32> {
     f.out
 }
 
+struct Layout {
+    out: Vec<(usize, usize)>,
+}
+
+impl ModuleVisitor for Layout {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        let len = param.val().dims().iter().product::<usize>();
+        self.out.push((len, D));
+    }
+}
+
+/// Every parameter tensor of `model` in visit order as (length, rank): the flat vector of
+/// [`flatten`] is their concatenation.
+pub(crate) fn layout(model: &Gnn) -> Vec<(usize, usize)> {
+    let mut l = Layout { out: Vec::new() };
+    model.visit(&mut l);
+    l.out
+}
+
 /// `model` with its parameters replaced by `values` (visit order; same length as [`flatten`]).
 pub(crate) fn load(model: Gnn, values: &[f32]) -> Gnn {
     let mut l = Load { values, pos: 0 };
@@ -104,6 +123,11 @@ mod tests {
         let shifted: Vec<f32> = w.iter().map(|x| x + 1.0).collect();
         let m2 = load(m, &shifted);
         assert_eq!(flatten(&m2), shifted);
+        // The layout: per GIN layer two weight matrices with biases and the scalar ε.
+        let lay = layout(&m2);
+        assert_eq!(lay.iter().map(|&(n, _)| n).sum::<usize>(), w.len());
+        assert_eq!(lay.iter().filter(|&&(_, r)| r == 2).count(), 4);
+        assert_eq!(lay[0], (12, 2));
         // Loaded parameters still track gradients: d(sum of a GCN's params)/dθ = 1 for all.
         let g = ModelConfig::gcn(2, 3, 2).init(&device).unwrap();
         let g = load(g.clone(), &flatten(&g));

@@ -72,6 +72,9 @@ pub struct FedReport {
     /// SHA-256 of every frame exchanged ([`InProcessTransport::wire_digest`]; `None` for methods
     /// without a server): equal for two runs exactly when they released the same rows.
     pub wire_digest: Option<String>,
+    /// FedSage+: per client, the neighbours NeighGen generated and its count error on
+    /// NeighGen's test nodes (empty for the other methods).
+    pub neighgen: Vec<super::NeighGenReport>,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -303,6 +306,8 @@ struct Outcome {
     wire_digest: Option<String>,
     /// What the most exposed client holds (methods with halo rows).
     observed: Option<ClientObservation>,
+    /// FedSage+'s per-client NeighGen reports.
+    neighgen: Vec<super::NeighGenReport>,
 }
 
 impl Outcome {
@@ -321,6 +326,7 @@ impl Outcome {
             norms: NormStats::default(),
             wire_digest: None,
             observed: None,
+            neighgen: Vec::new(),
         }
     }
 }
@@ -423,6 +429,12 @@ fn start_run<'a>(
         }
         if method == Method::FedPub {
             run.fed_pub = Some(FedPub::new(cfg, task.features.ncols()));
+            let fp = &cfg.fed_pub;
+            if fp.masks || fp.proximal > 0.0 {
+                for t in &mut run.local.trainers {
+                    t.enable_fed_pub(fp.masks, fp.l1, fp.proximal);
+                }
+            }
         }
         Ok(Box::new(run))
     } else {
@@ -464,6 +476,7 @@ fn fedsage_run<'a>(
     run.fedsage = Some(FedSageRun {
         real: mended.real,
         traffic: mended.traffic,
+        reports: mended.reports,
     });
     Ok(run)
 }
@@ -474,6 +487,8 @@ struct FedSageRun {
     real: usize,
     /// Bytes of the generator phase (up, down).
     traffic: (u64, u64),
+    /// Per client, what NeighGen generated.
+    reports: Vec<super::NeighGenReport>,
 }
 
 /// The centralised baseline: one model on the whole graph, evaluated on each client's nodes.
@@ -660,7 +675,7 @@ impl Rounds for Federated<'_> {
         let personal = self.fed_pub.as_mut().and_then(|f| f.next.take());
         self.for_each_client(|c, t, h, net| {
             if let Some(p) = &personal {
-                t.set_params(&p[i]);
+                t.set_personal(&p[i]);
             }
             if round == 0 {
                 t.bootstrap(h)?;
@@ -747,6 +762,7 @@ impl Rounds for Federated<'_> {
             norms,
             wire_digest: Some(self.net.wire_digest()),
             observed,
+            neighgen: self.fedsage.take().map(|s| s.reports).unwrap_or_default(),
         })
     }
 }
@@ -858,6 +874,7 @@ fn finish(
         norms,
         wire_digest,
         observed: _,
+        neighgen,
     } = outcome;
     let per_client_nodes = per_client_nodes.as_slice();
     // Prediction of every node (the central model predicts all nodes at once).
@@ -928,6 +945,7 @@ fn finish(
         privacy,
         norms,
         wire_digest,
+        neighgen,
         seconds: start.elapsed().as_secs_f64(),
     })
 }

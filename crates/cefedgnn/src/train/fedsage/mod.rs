@@ -10,7 +10,9 @@
 //! 2. Encoder z = ReLU(2-layer GCN d → 32 → 128, Â = D̃⁻¹(A + I) on G_i′, dropout);
 //!    dGen ñ = ReLU(Linear 128 → 1); fGen g = tanh(Lin(dropout(ReLU(Lin(ReLU(Lin(z + ε)))))))
 //!    with ε ~ N(0, I), 128 → 256 → 2048 → K·d; the classifier (2-layer GCN d → 32 → C) reads
-//!    G_i′ mended with m_v = min(K, ⌊ñ_v⌋) generated neighbours per node.
+//!    G_i′ mended with m_v generated neighbours per node: ñ_v rounded by
+//!    [`NeighGenConfig::rounding`] (stochastically by default, E\[m_v\] = ñ_v; the authors'
+//!    ⌊ñ_v⌋ as [`CountRounding::Floor`]), capped at K.
 //! 3. L = λ_d·SmoothL1(ñ, n) + λ_f·L_f + λ_c·CE on T_i, L_f the greedy matching loss
 //!    ([`targets::greedy_match`]); local training: Adam on all modules.
 //! 4. Federated fGen training: encoder, dGen and classifier frozen, fresh Adam on fGen, loss
@@ -18,7 +20,7 @@
 //!    node of client j per node of T_i. The simulation reads j's raw features as the authors'
 //!    code does; deployed, i would send its generated rows to j and receive their gradients,
 //!    which reveal j's matched feature rows (see [`generator_traffic`]).
-//! 5. Mending for classification ([`MendOn`]): every own node of G_i receives min(K, ⌊ñ_v⌋)
+//! 5. Mending for classification ([`MendOn`]): every own node of G_i receives m_v
 //!    generated nodes (features g_{v,p}, never in any split; zero edge-feature rows \[R\]).
 //!
 //! Deviations from the spec, all shared with the other baselines of this crate: the
@@ -33,7 +35,7 @@ mod model;
 mod neighgen;
 mod targets;
 
-pub use config::{MendOn, NeighGenConfig, NeighGenSplit};
+pub use config::{CountRounding, MendOn, NeighGenConfig, NeighGenSplit};
 
 use dp_core::rng::Seeds;
 use graph_core::{Graph, Partition};
@@ -42,7 +44,8 @@ use ndarray::Array2;
 use super::{FedTask, FedTrainConfig};
 use crate::error::Result;
 use crate::federation::FederatedGraph;
-use neighgen::{ClientGen, FedPhase, generate_for, train_all};
+use neighgen::{ClientGen, FedPhase, generate_for, predicted_counts, train_all};
+use serde::Serialize;
 use targets::LocalGraph;
 
 /// Purpose names of FedSage+'s random streams in [`Seeds`] (one per client index).
@@ -57,6 +60,43 @@ mod streams {
     pub(super) const CROSS: &str = "cefedgnn/fedsage-cross";
     /// fGen noise of the mending for classification.
     pub(super) const MEND: &str = "cefedgnn/fedsage-mend";
+}
+
+/// What NeighGen did for one client of a FedSage+ run: the neighbours it generated for the
+/// classification run, and how well its count generator predicts the hidden neighbours of
+/// NeighGen's test nodes (nodes of the impaired graph G_i′ never trained on).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NeighGenReport {
+    /// The client's own (real) nodes.
+    pub nodes: usize,
+    /// Generated neighbours attached to them for the classification run.
+    pub generated: usize,
+    /// NeighGen's test nodes in G_i′.
+    pub test_nodes: usize,
+    /// Mean |ñ_v − n_v| over the test nodes (`None` without test nodes).
+    pub count_mae: Option<f64>,
+    /// Mean predicted count ñ over the test nodes.
+    pub mean_predicted: Option<f64>,
+    /// Mean true hidden-neighbour count n_v over the test nodes.
+    pub mean_missing: Option<f64>,
+}
+
+/// The per-client [`NeighGenReport`] of a trained client `c` that attached `generated`
+/// neighbours.
+fn client_report(c: &ClientGen, cfg: &NeighGenConfig, generated: usize) -> NeighGenReport {
+    let counts = predicted_counts(c, cfg);
+    let test = &c.impaired.test;
+    let avg = |f: &dyn Fn(usize) -> f64| {
+        (!test.is_empty()).then(|| test.iter().map(|&p| f(p)).sum::<f64>() / test.len() as f64)
+    };
+    NeighGenReport {
+        nodes: c.graph.len(),
+        generated,
+        test_nodes: test.len(),
+        count_mae: avg(&|p| (f64::from(counts[p]) - f64::from(c.impaired.missing[p])).abs()),
+        mean_predicted: avg(&|p| f64::from(counts[p])),
+        mean_missing: avg(&|p| f64::from(c.impaired.missing[p])),
+    }
 }
 
 /// The mended local graphs of all clients as one federated graph: the task's nodes keep their
@@ -78,6 +118,8 @@ pub(crate) struct Mended {
     pub(crate) real: usize,
     /// Bytes of the generator phase (up, down), [`generator_traffic`].
     pub(crate) traffic: (u64, u64),
+    /// Per client, what NeighGen generated and its count error.
+    pub(crate) reports: Vec<NeighGenReport>,
 }
 
 /// Bytes the federated generator phase would move deployed, as float32, for exchanges in which
@@ -160,6 +202,7 @@ fn assemble(
         .collect();
     let mut rows: Vec<f32> = Vec::new();
     let mut owner: Vec<u32> = task.fed.partition().assignment().to_vec();
+    let mut reports = Vec::with_capacity(clients.len());
     for (i, c) in clients.iter().enumerate() {
         let mut rng = seeds.chacha8(streams::MEND, i as u64);
         let on: Vec<usize> = match ng.mend_on {
@@ -171,6 +214,8 @@ fn assemble(
             MendOn::Impaired => &c.impaired.adj,
         };
         let per_node = generate_for(c, adj, &on, ng, &mut rng);
+        let generated: usize = per_node.iter().map(Vec::len).sum();
+        reports.push(client_report(c, ng, generated));
         for (&v, list) in on.iter().zip(per_node) {
             for row in list {
                 let id = owner.len() as u32;
@@ -203,6 +248,7 @@ fn assemble(
         edge_features,
         real: n,
         traffic: generator_traffic(&phase.exchanged_rows, ng.max_generated, d),
+        reports,
     })
 }
 

@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::model::{NeighGen, Propagation, mend_adjacency};
-use super::targets::{Impaired, LocalGraph, Slots, attached, greedy_match, neighgen_sets};
+use super::targets::{Impaired, LocalGraph, Slots, attach_all, greedy_match, neighgen_sets};
 use super::{NeighGenConfig, streams};
 use crate::error::{FedError, Result};
 
@@ -170,7 +170,7 @@ impl ClientGen {
             Some(&mut self.drop),
         );
         let counts = to_host(out.count.clone().detach());
-        let m: Vec<usize> = counts.iter().map(|&c| attached(c, k)).collect();
+        let m = attach_all(&counts, k, cfg.rounding, &mut self.rng);
         let generated = to_host(out.features.clone().detach());
         let l_d = smooth_l1(
             out.count.clone().select(0, self.train_idx.clone()),
@@ -337,7 +337,8 @@ pub(crate) fn train_all(
 
 /// Evaluation-mode NeighGen of `c` on the graph with neighbour lists `adj` and feature rows
 /// `rows` of G_i (one forward pass, fGen noise from `rng`, no dropout): per node, the
-/// generated rows it attaches (min(K, ⌊ñ_v⌋) rows of d features).
+/// generated rows it attaches (m_v of [`NeighGenConfig::rounding`], drawn from `rng` after the
+/// noise, rows of d features).
 pub(crate) fn generate_for(
     c: &ClientGen,
     adj: &[Vec<u32>],
@@ -355,13 +356,35 @@ pub(crate) fn generate_for(
     let counts = to_host(out.count);
     let g = to_host(out.features);
     let k = c.k;
-    counts
-        .iter()
+    attach_all(&counts, k, cfg.rounding, rng)
+        .into_iter()
         .enumerate()
-        .map(|(v, &n)| {
-            (0..attached(n, k))
+        .map(|(v, m)| {
+            (0..m)
                 .map(|p| g[(v * k + p) * d..(v * k + p + 1) * d].to_vec())
                 .collect()
         })
         .collect()
+}
+
+/// Evaluation-mode predicted counts ñ of `c` on its impaired graph G_i′ (no noise, no
+/// dropout), one per node of G_i′.
+pub(crate) fn predicted_counts(c: &ClientGen, cfg: &NeighGenConfig) -> Vec<f32> {
+    let n = c.impaired.kept.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let device = Device::flex();
+    let d = c.graph.dim();
+    let x = c.graph.features.select(ndarray::Axis(0), &c.impaired.kept);
+    let x = upload(x.iter().copied().collect(), [n, d], &device);
+    let noise = Tensor::zeros([n, cfg.latent], &device);
+    let out = c.model.valid().generate(
+        x,
+        &Propagation::new(&c.impaired.adj, &device),
+        noise,
+        0.0,
+        None,
+    );
+    to_host(out.count)
 }

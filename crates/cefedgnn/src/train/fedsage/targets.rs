@@ -6,7 +6,7 @@ use ndarray::Array2;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::NeighGenSplit;
+use super::{CountRounding, NeighGenSplit};
 use crate::federation::ClientTopology;
 use crate::train::FedTask;
 
@@ -109,6 +109,9 @@ pub(crate) struct Impaired {
     pub(crate) adj: Vec<Vec<u32>>,
     /// Positions in G_i′ of NeighGen's train nodes T_i.
     pub(crate) train: Vec<usize>,
+    /// Positions in G_i′ of NeighGen's test nodes (never trained on: the count error of
+    /// [`super::ClientReport`] is measured there).
+    pub(crate) test: Vec<usize>,
     /// n_v: hidden neighbours of every node of G_i′ (uncapped).
     pub(crate) missing: Vec<u32>,
     /// Per node of G_i′, K target rows: its first min(n_v, K) hidden neighbours' features
@@ -177,6 +180,11 @@ impl Impaired {
                 .enumerate()
                 .filter_map(|(p, &v)| train[v].then_some(p))
                 .collect(),
+            test: kept
+                .iter()
+                .enumerate()
+                .filter_map(|(p, &v)| test[v].then_some(p))
+                .collect(),
             kept,
             adj,
             missing,
@@ -208,14 +216,37 @@ impl Impaired {
     }
 }
 
-/// m_v = min(K, max(0, ⌊ñ_v⌋)): how many generated neighbours a predicted count attaches
-/// (0 for a non-finite prediction).
-pub(crate) fn attached(predicted: f32, k: usize) -> usize {
-    if predicted.is_finite() && predicted >= 1.0 {
-        (predicted.floor() as usize).min(k)
-    } else {
-        0
+/// m_v: how many generated neighbours a predicted count `predicted` = ñ_v attaches under
+/// `rounding`, capped at K = `k` (0 for a negative or non-finite prediction). `u` is a uniform
+/// draw from [0, 1), used by [`CountRounding::Stochastic`] only: m_v = ⌊ñ⌋ + 1 when
+/// u < ñ − ⌊ñ⌋.
+pub(crate) fn attached(predicted: f32, k: usize, rounding: CountRounding, u: f64) -> usize {
+    if !(predicted.is_finite() && predicted > 0.0) {
+        return 0;
     }
+    let p = f64::from(predicted);
+    let whole = p.floor();
+    let m = match rounding {
+        CountRounding::Floor => whole,
+        CountRounding::Nearest => (p + 0.5).floor(),
+        CountRounding::Stochastic => whole + f64::from(u8::from(u < p - whole)),
+    };
+    if m >= k as f64 { k } else { m as usize }
+}
+
+/// [`attached`] for every prediction of `counts`, drawing `u` from `rng` per node (one draw
+/// per node under every rounding, so that the stream does not depend on it).
+pub(crate) fn attach_all(
+    counts: &[f32],
+    k: usize,
+    rounding: CountRounding,
+    rng: &mut ChaCha8Rng,
+) -> Vec<usize> {
+    use rand::RngExt;
+    counts
+        .iter()
+        .map(|&c| attached(c, k, rounding, rng.random::<f64>()))
+        .collect()
 }
 
 /// The greedy feature loss of a set of nodes, matched on the host.

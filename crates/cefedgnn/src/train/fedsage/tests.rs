@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use super::model::mend_adjacency;
 use super::neighgen::{ClientGen, generate_for, train_local};
 use super::targets::{
-    GreedyMatch, Impaired, LocalGraph, Slots, attached, greedy_match, neighgen_sets,
+    GreedyMatch, Impaired, LocalGraph, Slots, attach_all, attached, greedy_match, neighgen_sets,
 };
 use super::*;
 use crate::train::Metric;
@@ -224,12 +224,36 @@ fn greedy_loss_matches_each_slot_with_its_nearest_target() {
 }
 
 #[test]
-fn a_predicted_count_attaches_its_floor_capped_at_k() {
-    assert_eq!(attached(2.7, 5), 2);
-    assert_eq!(attached(9.0, 5), 5);
-    assert_eq!(attached(0.99, 5), 0);
-    assert_eq!(attached(-1.0, 5), 0);
-    assert_eq!(attached(f32::NAN, 5), 0);
+fn a_predicted_count_attaches_its_rounding_capped_at_k() {
+    use CountRounding::{Floor, Nearest, Stochastic};
+    // The authors' floor: a count below one attaches nothing.
+    assert_eq!(attached(2.7, 5, Floor, 0.0), 2);
+    assert_eq!(attached(9.0, 5, Floor, 0.0), 5);
+    assert_eq!(attached(0.99, 5, Floor, 0.0), 0);
+    assert_eq!(attached(0.5, 5, Nearest, 0.9), 1);
+    assert_eq!(attached(0.49, 5, Nearest, 0.0), 0);
+    assert_eq!(attached(4.6, 5, Nearest, 0.0), 5);
+    // Stochastic: ⌊ñ⌋ + 1 exactly when u < ñ − ⌊ñ⌋.
+    assert_eq!(attached(0.4, 5, Stochastic, 0.39), 1);
+    assert_eq!(attached(0.4, 5, Stochastic, 0.41), 0);
+    assert_eq!(attached(2.25, 5, Stochastic, 0.2), 3);
+    assert_eq!(attached(4.9, 5, Stochastic, 0.0), 5);
+    assert_eq!(attached(7.5, 5, Stochastic, 0.0), 5);
+    for r in [Floor, Nearest, Stochastic] {
+        assert_eq!(attached(-1.0, 5, r, 0.0), 0);
+        assert_eq!(attached(f32::NAN, 5, r, 0.0), 0);
+        assert_eq!(attached(f32::INFINITY, 5, r, 0.0), 0);
+    }
+    // In expectation the stochastic rounding attaches the predicted count (below K).
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let n = 20_000;
+    let m = attach_all(&vec![0.4f32; n], 5, Stochastic, &mut rng);
+    let mean = m.iter().sum::<usize>() as f64 / n as f64;
+    assert!((mean - 0.4).abs() < 0.02, "{mean}");
+    assert_eq!(
+        attach_all(&vec![0.4f32; 100], 5, Floor, &mut rng),
+        vec![0; 100]
+    );
 }
 
 #[test]

@@ -229,6 +229,19 @@ pub(crate) enum HomdpTable {
     Theory,
 }
 
+/// A table of `repro cefedgnn` (`--fed-tables`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CefedgnnTable {
+    /// Every method on every setting over every seed (and the ordering table).
+    Methods,
+    /// The K sweep of the primary settings.
+    LocalSteps,
+    /// The σ₀ sweep.
+    Privacy,
+    /// The attribute-inference attack over σ₀.
+    Attack,
+}
+
 /// `cargo xtask repro …`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -271,6 +284,10 @@ pub(crate) struct ReproArgs {
     /// homdp: run only these tables (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLES")]
     pub(crate) tables: Vec<HomdpTable>,
+    /// cefedgnn: run and write only these tables (comma-separated; default all); the others
+    /// are left as they are in --out.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLES")]
+    pub(crate) fed_tables: Vec<CefedgnnTable>,
     /// edgerefine: run only these parts (comma-separated).
     #[arg(
         long,

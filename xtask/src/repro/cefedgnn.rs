@@ -17,6 +17,7 @@ use graph_core::{NodeDataset, Registry};
 use serde_json::json;
 
 use super::{Ctx, Effort};
+use crate::cli::CefedgnnTable;
 use crate::datasets::data_dir;
 use crate::output::Table;
 
@@ -78,7 +79,12 @@ fn load_citation<'p>(
     Ok(out)
 }
 
-/// Runs the three tables on every setting of `plan`.
+/// Whether `--fed-tables` selects `t` (none given: every table).
+fn wants(ctx: &Ctx, t: CefedgnnTable) -> bool {
+    ctx.select.fed_tables.is_empty() || ctx.select.fed_tables.contains(&t)
+}
+
+/// Runs the selected tables on every setting of `plan`.
 fn run_settings(
     ctx: &Ctx,
     plan: &Plan,
@@ -90,18 +96,25 @@ fn run_settings(
     let clock = Instant::now();
     for s in &sets {
         eprintln!("[{:.0}s] {}", clock.elapsed().as_secs_f64(), s.label);
-        let rows = methods_table(plan, s, &mut runs)?;
-        if s.model == ModelKind::Gcn
-            && let Some(o) = ordering_row(&s.task.name, &rows)
-        {
-            res.ordering.push(o);
+        if wants(ctx, CefedgnnTable::Methods) {
+            let rows = methods_table(plan, s, &mut runs)?;
+            if s.model == ModelKind::Gcn
+                && let Some(o) = ordering_row(&s.task.name, &rows)
+            {
+                res.ordering.push(o);
+            }
+            res.methods.extend(rows);
         }
-        res.methods.extend(rows);
-        let ks = local_steps_table(plan, s, &mut runs)?;
-        res.local_steps.extend(ks);
-        let ps = privacy_table(plan, s, &mut runs)?;
-        res.privacy.extend(ps);
-        res.attack.extend(attack_table(plan, s)?);
+        if wants(ctx, CefedgnnTable::LocalSteps) {
+            res.local_steps
+                .extend(local_steps_table(plan, s, &mut runs)?);
+        }
+        if wants(ctx, CefedgnnTable::Privacy) {
+            res.privacy.extend(privacy_table(plan, s, &mut runs)?);
+        }
+        if wants(ctx, CefedgnnTable::Attack) {
+            res.attack.extend(attack_table(plan, s)?);
+        }
     }
     Ok((res, runs))
 }
@@ -164,18 +177,18 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     order.notes.push(format!("Paper values: {PAPER_SOURCE}."));
     order.notes.push("holds: our methods ordered by f1_mean (the paper's reading, macro-F1 averaged over clients) are strictly in the paper's claimed order (its own Table 2 has Swift-FedGNN above FedGNN-ST on CiteSeer). FedGCN is not in the paper's table.".into());
     order.notes.push("closest_reading: which of our FedAvg F1 readings (every class per client, classes present per client, pooled) lies nearest the paper's FedAvg figure.".into());
-    main.write(&dir, "methods")?;
-    k_table.write(&dir, "local_steps")?;
-    eps_table.write(&dir, "privacy")?;
-    order.write(&dir, "ordering")?;
-    attack.write(&dir, "attack")?;
-    println!(
-        "{}\n{}\n{}\n{}\n{}",
-        main.markdown(),
-        k_table.markdown(),
-        eps_table.markdown(),
-        order.markdown(),
-        attack.markdown()
-    );
+    let tables = [
+        (CefedgnnTable::Methods, &main, "methods"),
+        (CefedgnnTable::LocalSteps, &k_table, "local_steps"),
+        (CefedgnnTable::Privacy, &eps_table, "privacy"),
+        (CefedgnnTable::Methods, &order, "ordering"),
+        (CefedgnnTable::Attack, &attack, "attack"),
+    ];
+    for (t, table, name) in tables {
+        if wants(ctx, t) {
+            table.write(&dir, name)?;
+            println!("{}", table.markdown());
+        }
+    }
     Ok(())
 }

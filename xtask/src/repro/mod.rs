@@ -57,6 +57,8 @@ pub(crate) struct Select {
     pub(crate) budget_min: Option<f64>,
     /// edgerefine: the share of the node grid's chunks this process runs (`--shard`).
     pub(crate) shard: Option<crate::cli::Shard>,
+    /// cefedgnn: tables (`--fed-tables`; empty: all).
+    pub(crate) fed_tables: Vec<crate::cli::CefedgnnTable>,
 }
 
 /// Whether `a` and `b` name the same directory (compared canonically where both exist).
@@ -148,6 +150,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         select: Select {
             only: args.only,
             tables: args.tables,
+            fed_tables: args.fed_tables,
             parts: args.parts,
             resume: args.resume,
             budget_min: args.budget_min,

@@ -570,6 +570,7 @@ fn rae_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> {
     )?;
     t.meta = ctx.meta();
     t.notes.push("`rae_grand`: the complete GRAND-style attacker (sound deductions, GRAND's spectral step with error forgetting, deductions from its guesses; `edgerefine::attack`); `rae_grand_sound`: the deductions alone; `rae_grand_unforgotten`: the spectral step's rounding before error forgetting. Unknown pairs count as 2, so on sparse releases the sound attacker's RAE is large. `rae_release_as_guess` = `rae_proxy` = 2·(1 − precision) when |release| = |E|: the number comparable to the paper's ≈ 1.96 (the authors' attack starts from the release as its prior).".into());
+    t.notes.push("Controls: `rae_all_zero` is the RAE of guessing no edge at all, 1 on every graph, so an RAE above 1 means a guess worse than the empty one, not resilience (the paper reads its ≈ 1.96 as resilience); what an attacker recovers is read from `grand_precision` / `grand_recall` (the complete attacker's edges against the true ones; `release_recall` for the release) beside `prior_density` = |E| / (n choose 2), the precision of a uniformly random guess: `grand_precision_lift` = precision / density is how many times better than chance its edges are.".into());
     let seed = *p.seeds.first().context("the plan has no seeds")?;
     for dp in &p.datasets {
         let Some(ds) = node_dataset(dp.name)? else {

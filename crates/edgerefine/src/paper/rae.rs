@@ -1,8 +1,11 @@
 //! The reconstruction attack on the k = 1 EdgeRefine release (RAE = ‖A* − A‖²_F / ‖A‖²_F against
 //! the true graph A, unknown pairs encoded as 2): the complete GRAND-style attacker (sound
 //! deductions, the spectral step, deductions from its guesses), the sound deductions alone, the
-//! attacker who takes the release itself as the adjacency, and the proxy 2·(1 − precision).
-//! Needs no training (no feature).
+//! attacker who takes the release itself as the adjacency, and the proxy 2·(1 − precision);
+//! beside them the controls that give an RAE its meaning: the all-zero guess (RAE = 1 for any
+//! graph: an RAE above 1 is not resilience, it is a guess worse than guessing nothing), and the
+//! precision and recall of the recovered edges against the prior edge density (the precision of
+//! a uniformly random guess). Needs no training (no feature).
 
 use graph_core::Graph;
 use serde::Serialize;
@@ -35,6 +38,22 @@ pub struct RaeRow {
     pub rae_release_as_guess: f64,
     /// The proxy 2·(1 − precision): equal to `rae_release_as_guess` when |release| = |E|.
     pub rae_proxy: f64,
+    /// RAE of the all-zero guess (no edge anywhere): |E| / |E| = 1 whatever the graph, the
+    /// control any attacker's RAE is read against.
+    pub rae_all_zero: f64,
+    /// Share of the complete attacker's edges (pairs it set to 1) that are true edges (`None`
+    /// when it set none).
+    pub grand_precision: Option<f64>,
+    /// Share of the true edges the complete attacker set to 1.
+    pub grand_recall: f64,
+    /// Share of the true edges in the release.
+    pub release_recall: f64,
+    /// The prior edge density |E| / (n choose 2): the expected precision of a uniformly random
+    /// guess.
+    pub prior_density: f64,
+    /// `grand_precision / prior_density`: how many times better than a random guess the
+    /// recovered edges are (`None` without recovered edges).
+    pub grand_precision_lift: Option<f64>,
     /// Pairs the complete attacker decided (edge or non-edge).
     pub decided_pairs_grand: u64,
     /// Pairs the sound deductions decided.
@@ -83,6 +102,9 @@ pub const PAPER_RAE_CORA: f64 = 1.962;
 ///     assert!(r.decided_pairs_sound <= r.decided_pairs_grand);
 ///     // The release has |E| edges: its RAE is the proxy.
 ///     assert!((r.rae_release_as_guess - r.rae_proxy).abs() < 1e-12);
+///     // The all-zero guess scores exactly 1; recall and density are shares.
+///     assert_eq!(r.rae_all_zero, 1.0);
+///     assert!((0.0..=1.0).contains(&r.grand_recall) && r.prior_density > 0.0);
 /// }
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
@@ -120,7 +142,15 @@ pub fn rows_with(
         let rec = grand_attack(&rel.graph, params)?;
         let sound = rec.sound_only();
         let rounded = rec.rounded().unwrap_or(&rec);
-        let precision = structure(graph, &rel.graph).precision;
+        let st = structure(graph, &rel.graph);
+        let precision = st.precision;
+        let counts = rec.error_counts(graph)?;
+        let found = counts.true_edges_found as f64;
+        let claimed = found + counts.false_edges as f64;
+        let m = graph.num_edges() as f64;
+        let n = graph.num_nodes() as f64;
+        let prior = m / (n * (n - 1.0) / 2.0);
+        let grand_precision = (claimed > 0.0).then(|| found / claimed);
         out.push(RaeRow {
             dataset: dataset.into(),
             eps: e,
@@ -129,6 +159,12 @@ pub fn rows_with(
             rae_grand_unforgotten: rounded.rae(graph)?,
             rae_release_as_guess: release_rae(&rel.graph, graph)?,
             rae_proxy: 2.0 * (1.0 - precision),
+            rae_all_zero: release_rae(&Graph::empty(graph.num_nodes())?, graph)?,
+            grand_precision,
+            grand_recall: found / m,
+            release_recall: st.recall,
+            prior_density: prior,
+            grand_precision_lift: grand_precision.map(|p| p / prior),
             decided_pairs_grand: rec.decided(),
             decided_pairs_sound: sound.decided(),
             spectral_guesses: rec.spectral.map_or(0, |s| s.guessed),

@@ -240,6 +240,8 @@ pub(crate) enum CefedgnnTable {
     Privacy,
     /// The attribute-inference attack over σ₀.
     Attack,
+    /// The claims table, from the tables in --out (runs nothing else).
+    Claims,
 }
 
 /// `cargo xtask repro …`.

@@ -100,6 +100,7 @@ fn repro_refuses_to_overwrite_the_reference() {
         "--parts",
         "--resume",
         "--budget-min",
+        "--fed-tables",
         "DPGRAPH_DATA",
     ] {
         assert!(help.contains(flag), "{flag} missing from repro --help");
@@ -109,6 +110,7 @@ fn repro_refuses_to_overwrite_the_reference() {
         (&["repro", "--fast"][..], "--fast"),
         (&["repro", "homdpp"][..], "homdpp"),
         (&["repro", "homdp", "--tables", "main,plots"][..], "plots"),
+        (&["repro", "cefedgnn", "--fed-tables", "methods,ksweep"][..], "ksweep"),
         (&["datasets", "frobnicate"][..], "frobnicate"),
     ] {
         let o = xtask(args, d.path());

@@ -190,5 +190,9 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
             println!("{}", table.markdown());
         }
     }
+    // The claims from every table now in the directory (this run's and the ones it kept).
+    if wants(ctx, CefedgnnTable::Claims) {
+        super::fed_claims::write(ctx, &dir)?;
+    }
     Ok(())
 }

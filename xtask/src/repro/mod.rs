@@ -10,6 +10,7 @@
 mod cefedgnn;
 mod compare;
 mod edgerefine;
+mod fed_claims;
 mod foundation;
 mod gnn;
 mod homdp;

@@ -55,8 +55,8 @@ pub use q2::{PatternShapes, Q2_TREEWIDTHS, Q2Patterns, Q2Row, Q2Table, has_trian
 pub use sweep::{Point, Repetitions, Runs, mean, mean_std, rho_grid, sweep};
 pub use theory::{
     ExpressivityRow, LocalSensitivity, NoiseScaleRow, SensitivityFn, TheorySizes, VARIANCE_Z,
-    VarianceCheck, check_noise_scale, expressivity_table, local_sensitivity, noise_scale_table,
-    variance_check,
+    VarianceCheck, check_noise_scale, expressivity_table, family_z, local_sensitivity,
+    noise_scale_table, variance_check,
 };
 
 use dp_core::rng::Seeds;

@@ -73,19 +73,23 @@ pub struct NoiseScaleRow {
     pub draws: usize,
     /// Their sample variance.
     pub noise_variance: f64,
-    /// Lower end of its confidence interval for σ² ([`VARIANCE_Z`], χ² by Wilson–Hilferty).
+    /// Lower end of its confidence interval for σ² (χ² by Wilson–Hilferty, at the normal
+    /// quantile [`family_z`] of the table's rows: 99.9 % for all rows together).
     pub variance_ci_low: f64,
     /// Upper end.
     pub variance_ci_high: f64,
     /// Graphs of the collection measured (those within the degree bound).
     pub graphs: usize,
-    /// The largest `|t(F, G') − t(F, G)|` over every graph `G` of the collection and every
-    /// single-edge flip `G'` of it (add or remove one edge; with a degree bound, only flips
-    /// that keep every degree ≤ Δ): the empirical local sensitivity.
+    /// The empirical local sensitivity `max |t(F, G') − t(F, G)|` over every single-edge flip
+    /// `G'` (add or remove one edge; with a degree bound, only flips that keep every degree
+    /// ≤ Δ) of the graph `G` of the collection where it comes nearest the bound (largest
+    /// `max_ratio`).
     pub local_sensitivity: f64,
-    /// The calibration's bound (component-aware, [`crate::density_sensitivity`]) at the
-    /// graph of the largest ratio.
+    /// The calibration's bound (component-aware, [`crate::density_sensitivity`]) on that
+    /// graph.
     pub sensitivity_bound: f64,
+    /// That graph's nodes.
+    pub nodes: usize,
     /// The largest `LS(G) / bound(n_G)` over the collection (≤ 1 when the bound holds).
     pub max_ratio: f64,
     /// The same ratio against the paper's Theorem 4.5 formula (above 1: the paper's bound is
@@ -96,8 +100,33 @@ pub struct NoiseScaleRow {
     pub holds: bool,
 }
 
-/// Two-sided normal quantile of the variance's confidence interval (99.9 %).
+/// Two-sided normal quantile of a single 99.9 % confidence interval.
 pub const VARIANCE_Z: f64 = 3.290_526_731_491_926;
+
+/// The two-sided normal quantile that keeps `rows` confidence intervals at 99.9 % together
+/// (Bonferroni: each at `1 − 0.001/rows`), so that a table of many rows fails a correct
+/// calibration at most 0.1 % of the time (26 rows: z ≈ 4.12, against 3.29 for one).
+///
+/// # Example
+/// ```
+/// use homdp::paper::{VARIANCE_Z, family_z};
+/// assert!((family_z(1) - VARIANCE_Z).abs() < 1e-9);
+/// assert!((family_z(26) - 4.1165).abs() < 1e-3);
+/// ```
+pub fn family_z(rows: usize) -> f64 {
+    let tail = 0.001 / (2.0 * rows.max(1) as f64);
+    // Φ(z) = 1 − tail by bisection on dp-core's normal CDF.
+    let (mut lo, mut hi) = (0.0f64, 40.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if 1.0 - dp_core::conversions::std_normal_cdf(mid) > tail {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
 
 /// A measured variance against a calibrated σ² ([`variance_check`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -161,17 +190,21 @@ pub fn variance_check(draws: &[f64], sigma: f64, z: f64) -> Result<VarianceCheck
 pub struct LocalSensitivity {
     /// Graphs measured (those within the degree bound).
     pub graphs: usize,
-    /// The largest change of the density over every graph and single-edge flip.
+    /// The largest change of the density over the single-edge flips of the graph of the
+    /// largest ratio.
     pub measured: f64,
-    /// The bound at the graph of the largest ratio.
+    /// The bound on that graph.
     pub bound: f64,
+    /// That graph's nodes.
+    pub nodes: usize,
     /// The largest ratio `LS(G) / bound(n_G)`.
     pub max_ratio: f64,
 }
 
 impl LocalSensitivity {
     /// Whether the bound holds on every graph (`max_ratio ≤ 1`, with a relative slack of
-    /// 1e-9 for the rounding of two densities' difference; a wrong bound misses by far more).
+    /// 1e-9 for the rounding of two densities' difference; a wrong bound misses by far more);
+    /// false when no graph was measured.
     pub fn holds(&self) -> bool {
         self.max_ratio <= 1.0 + 1e-9
     }
@@ -204,7 +237,8 @@ pub fn local_sensitivity(
             graphs: 0,
             measured: 0.0,
             bound: 0.0,
-            max_ratio: 0.0,
+            nodes: 0,
+            max_ratio: f64::NEG_INFINITY,
         };
         patterns.len()
     ];
@@ -250,11 +284,15 @@ pub fn local_sensitivity(
                 0.0
             };
             o.graphs += 1;
-            if ratio >= o.max_ratio {
-                (o.max_ratio, o.bound) = (ratio, b);
+            // The first graph of the largest ratio (the smallest such graph for ties).
+            if ratio > o.max_ratio || (ratio == o.max_ratio && n < o.nodes) {
+                (o.max_ratio, o.measured, o.bound, o.nodes) = (ratio, ls, b, n);
             }
-            o.measured = o.measured.max(ls);
         }
+    }
+    // No graph measured: nothing was shown, so the check must not pass.
+    for o in out.iter_mut().filter(|o| o.graphs == 0) {
+        o.max_ratio = f64::NAN;
     }
     Ok(out)
 }
@@ -535,6 +573,7 @@ pub fn noise_scale_table(
     let calibration = |bound: SensitivityBound| {
         move |p: &Pattern, n: usize, d: Option<usize>| crate::density_sensitivity(p, n, d, bound)
     };
+    let z = family_z(2 * patterns.len());
     let mut rows = Vec::new();
     for (b, (probe_bound, ls_bound)) in [(None, None), (Some(degree_bound), Some(collection_bound))]
         .into_iter()
@@ -571,7 +610,7 @@ pub fn noise_scale_table(
                 sigma = e.sigmas()[0];
                 draws.extend(e.values().column(0).iter().map(|v| v - clean[[0, 0]]));
             }
-            let var = variance_check(&draws, sigma, VARIANCE_Z)?;
+            let var = variance_check(&draws, sigma, z)?;
             rows.push(NoiseScaleRow {
                 pattern: name.clone(),
                 edges: p.num_edges(),
@@ -588,6 +627,7 @@ pub fn noise_scale_table(
                 graphs: ls.graphs,
                 local_sensitivity: ls.measured,
                 sensitivity_bound: ls.bound,
+                nodes: ls.nodes,
                 max_ratio: ls.max_ratio,
                 paper_bound_ratio: paper.max_ratio,
                 holds: ls.holds() && var.holds,
@@ -641,6 +681,9 @@ mod tests {
             let bad = local_sensitivity(&patterns, &graphs, d, &small)?;
             assert!(bad.iter().any(|l| !l.holds()), "{d:?}: {bad:?}");
         }
+        // No graph within the bound: nothing measured, nothing holds.
+        let none = local_sensitivity(&patterns, &graphs, Some(0), &right)?;
+        assert!(none.iter().all(|l| l.graphs == 0 && !l.holds()), "{none:?}");
         // The paper's formula under-estimates the disconnected K2+K1 under a degree bound.
         let paper = |p: &Pattern, n, d| {
             crate::density_sensitivity(p, n, d, SensitivityBound::PaperTheorem45)

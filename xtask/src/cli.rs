@@ -290,6 +290,11 @@ pub(crate) struct ReproArgs {
     /// are left as they are in --out.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLES")]
     pub(crate) fed_tables: Vec<CefedgnnTable>,
+    /// cefedgnn: run only the settings whose label contains one of these (comma-separated,
+    /// case-insensitive; e.g. citeseer,aml-gen-2000); the other settings' rows are kept from
+    /// the tables in --out.
+    #[arg(long, value_delimiter = ',', value_name = "SETTINGS")]
+    pub(crate) fed_settings: Vec<String>,
     /// edgerefine: run only these parts (comma-separated).
     #[arg(
         long,
@@ -300,7 +305,9 @@ pub(crate) struct ReproArgs {
     )]
     pub(crate) parts: Vec<EdgerefinePart>,
     /// edgerefine: reuse the tables and per-(ε, seed) caches of an earlier run in --out, and
-    /// the committed reference's chunks made by the same plan (copied into --out).
+    /// the committed reference's chunks made by the same plan (copied into --out). cefedgnn:
+    /// skip the settings whose selected tables this git revision already wrote in --out (the
+    /// tables are written after each setting, so a stopped run resumes where it stopped).
     #[arg(long)]
     pub(crate) resume: bool,
     /// edgerefine: start no new chunk after this many minutes (the tables say what is left

@@ -101,6 +101,7 @@ fn repro_refuses_to_overwrite_the_reference() {
         "--resume",
         "--budget-min",
         "--fed-tables",
+        "--fed-settings",
         "DPGRAPH_DATA",
     ] {
         assert!(help.contains(flag), "{flag} missing from repro --help");
@@ -110,7 +111,10 @@ fn repro_refuses_to_overwrite_the_reference() {
         (&["repro", "--fast"][..], "--fast"),
         (&["repro", "homdpp"][..], "homdpp"),
         (&["repro", "homdp", "--tables", "main,plots"][..], "plots"),
-        (&["repro", "cefedgnn", "--fed-tables", "methods,ksweep"][..], "ksweep"),
+        (
+            &["repro", "cefedgnn", "--fed-tables", "methods,ksweep"][..],
+            "ksweep",
+        ),
         (&["datasets", "frobnicate"][..], "frobnicate"),
     ] {
         let o = xtask(args, d.path());

@@ -84,17 +84,158 @@ fn wants(ctx: &Ctx, t: CefedgnnTable) -> bool {
     ctx.select.fed_tables.is_empty() || ctx.select.fed_tables.contains(&t)
 }
 
-/// Runs the selected tables on every setting of `plan`.
+/// The tables' stems with the table that selects each, in writing order.
+const STEMS: [(CefedgnnTable, &str); 5] = [
+    (CefedgnnTable::Methods, "methods"),
+    (CefedgnnTable::LocalSteps, "local_steps"),
+    (CefedgnnTable::Privacy, "privacy"),
+    (CefedgnnTable::Methods, "ordering"),
+    (CefedgnnTable::Attack, "attack"),
+];
+
+/// An earlier table in the output directory: its columns, rows and revision, when it was written
+/// with this run's effort and seed.
+struct Earlier {
+    columns: Vec<String>,
+    rows: Vec<Vec<serde_json::Value>>,
+    revision: String,
+}
+
+impl Earlier {
+    fn load(ctx: &Ctx, dir: &std::path::Path, stem: &str) -> Result<Option<Self>> {
+        let path = dir.join(format!("{stem}.json"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("parsing {}: {e}", path.display()))?;
+        let now = ctx.meta();
+        if v["meta"].get("effort") != now.get("effort") || v["meta"].get("seed") != now.get("seed")
+        {
+            return Ok(None);
+        }
+        let rows = v["rows"].as_array().cloned().unwrap_or_default();
+        let columns: Vec<String> = rows
+            .first()
+            .and_then(|r| r.as_object())
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        let rows = rows
+            .iter()
+            .filter_map(|r| r.as_object())
+            .map(|o| o.values().cloned().collect())
+            .collect();
+        Ok(Some(Self {
+            columns,
+            rows,
+            revision: v["meta"]["git_revision"].as_str().unwrap_or("").to_owned(),
+        }))
+    }
+
+    /// Whether it has rows of `setting` written by `revision`.
+    fn has(&self, setting: &str, revision: &str) -> bool {
+        self.revision == revision && self.rows_of(setting).next().is_some()
+    }
+
+    fn rows_of<'a>(&'a self, setting: &'a str) -> impl Iterator<Item = &'a Vec<serde_json::Value>> {
+        let at = self.columns.iter().position(|c| c == "setting");
+        self.rows
+            .iter()
+            .filter(move |r| at.and_then(|i| r.get(i)).and_then(|v| v.as_str()) == Some(setting))
+    }
+}
+
+/// `table` (this run's rows of the settings in `done`) merged with the earlier table's rows of
+/// the other settings of `order` (same columns only), in the plan's order; the note says which
+/// settings' rows were kept and from which revision.
+fn merged(mut table: Table, earlier: Option<&Earlier>, order: &[String], done: &[String]) -> Table {
+    let Some(e) = earlier.filter(|e| e.columns == table.columns) else {
+        return table;
+    };
+    let at = table.columns.iter().position(|c| c == "setting");
+    let new = std::mem::take(&mut table.rows);
+    let mut kept = Vec::new();
+    for label in order {
+        if done.contains(label) {
+            table.rows.extend(
+                new.iter()
+                    .filter(|r| at.and_then(|i| r.get(i)).and_then(|v| v.as_str()) == Some(label))
+                    .cloned(),
+            );
+        } else {
+            let before = table.rows.len();
+            table.rows.extend(e.rows_of(label).cloned());
+            if table.rows.len() > before {
+                kept.push(label.clone());
+            }
+        }
+    }
+    if !kept.is_empty() {
+        table.notes.push(format!(
+            "Rows of {} are kept from the earlier table in the output directory (revision {}); this run wrote the others.",
+            kept.join(", "),
+            e.revision
+        ));
+    }
+    table
+}
+
+/// What one run of the tables holds while it goes, for the writes after each setting.
+struct Progress<'a> {
+    ctx: &'a Ctx,
+    plan: &'a Plan,
+    dir: std::path::PathBuf,
+    skipped: Vec<String>,
+    /// The settings' labels in the plan's order.
+    order: Vec<String>,
+    /// Settings whose selected tables this run finished (or took from a resumed table).
+    done: Vec<String>,
+    earlier: Vec<Option<Earlier>>,
+}
+
+/// Runs the selected tables on every setting of `plan` selected by `--fed-settings`, writing the
+/// tables after each setting (a stopped run keeps what it finished; `--resume` skips the
+/// settings whose selected tables this revision already wrote in --out).
 fn run_settings(
     ctx: &Ctx,
     plan: &Plan,
     citation: &[(&str, NodeDataset)],
+    p: &mut Progress<'_>,
 ) -> Result<(Results, Runs)> {
     let sets = plan.settings(citation, ctx.seed)?;
+    p.order = sets.iter().map(|s| s.label.clone()).collect();
     let mut runs = Runs::new(true);
     let mut res = Results::default();
     let clock = Instant::now();
+    let picked = |label: &str| {
+        let l = label.to_lowercase();
+        ctx.select.fed_settings.is_empty()
+            || ctx
+                .select
+                .fed_settings
+                .iter()
+                .any(|f| l.contains(&f.to_lowercase()))
+    };
     for s in &sets {
+        if !picked(&s.label) {
+            continue;
+        }
+        let resumed = ctx.select.resume
+            && STEMS.iter().enumerate().all(|(i, (t, stem))| {
+                let applies = s.primary || !matches!(*stem, "local_steps" | "attack");
+                !wants(ctx, *t)
+                    || !applies
+                    || p.earlier[i]
+                        .as_ref()
+                        .is_some_and(|e| e.has(&s.label, &ctx.revision))
+            });
+        if resumed {
+            eprintln!(
+                "{}: kept from the earlier tables of this revision (--resume)",
+                s.label
+            );
+            continue;
+        }
         eprintln!("[{:.0}s] {}", clock.elapsed().as_secs_f64(), s.label);
         if wants(ctx, CefedgnnTable::Methods) {
             let rows = methods_table(plan, s, &mut runs)?;
@@ -115,6 +256,8 @@ fn run_settings(
         if wants(ctx, CefedgnnTable::Attack) {
             res.attack.extend(attack_table(plan, s)?);
         }
+        p.done.push(s.label.clone());
+        write_tables(p, &res, &runs, false)?;
     }
     Ok((res, runs))
 }
@@ -141,11 +284,36 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     };
     let mut skipped = Vec::new();
     let citation = load_citation(&plan, &mut skipped)?;
-    let (res, runs) = run_settings(ctx, &plan, &citation)?;
-    let meta = meta(ctx, &plan);
+    let earlier = STEMS
+        .iter()
+        .map(|(_, stem)| Earlier::load(ctx, &dir, stem))
+        .collect::<Result<Vec<_>>>()?;
+    let mut p = Progress {
+        ctx,
+        plan: &plan,
+        dir,
+        skipped,
+        order: Vec::new(),
+        done: Vec::new(),
+        earlier,
+    };
+    let (res, runs) = run_settings(ctx, &plan, &citation, &mut p)?;
+    write_tables(&p, &res, &runs, true)?;
+    // The claims from every table now in the directory (this run's and the ones it kept).
+    if wants(ctx, CefedgnnTable::Claims) {
+        super::fed_claims::write(ctx, &p.dir)?;
+    }
+    Ok(())
+}
+
+/// Writes the selected tables: this run's rows of the finished settings, the earlier tables'
+/// rows of the others (printed as Markdown at the end of the run only).
+fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Result<()> {
+    let (ctx, plan) = (p.ctx, p.plan);
+    let meta = meta(ctx, plan);
     let mut main = Table::from_rows(METHODS_TITLE, &res.methods)?;
     main.meta = meta.clone();
-    main.notes = skipped;
+    main.notes = p.skipped.clone();
     main.notes.extend(METHODS_NOTES.map(String::from));
     main.notes.push(format!("paper_value: {PAPER_SOURCE}; the paper's AML table (HI/LI × Small/Medium/Large of the real AMLworld files) has no counterpart among our generated graphs, so AML rows carry none."));
     main.notes.push(cefedgnn::privacy::NOT_COVERED.into());
@@ -177,22 +345,51 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     order.notes.push(format!("Paper values: {PAPER_SOURCE}."));
     order.notes.push("holds: our methods ordered by f1_mean (the paper's reading, macro-F1 averaged over clients) are strictly in the paper's claimed order (its own Table 2 has Swift-FedGNN above FedGNN-ST on CiteSeer). FedGCN is not in the paper's table.".into());
     order.notes.push("closest_reading: which of our FedAvg F1 readings (every class per client, classes present per client, pooled) lies nearest the paper's FedAvg figure.".into());
-    let tables = [
-        (CefedgnnTable::Methods, &main, "methods"),
-        (CefedgnnTable::LocalSteps, &k_table, "local_steps"),
-        (CefedgnnTable::Privacy, &eps_table, "privacy"),
-        (CefedgnnTable::Methods, &order, "ordering"),
-        (CefedgnnTable::Attack, &attack, "attack"),
-    ];
-    for (t, table, name) in tables {
-        if wants(ctx, t) {
-            table.write(&dir, name)?;
-            println!("{}", table.markdown());
+    let tables = [main, k_table, eps_table, order, attack];
+    for (((t, stem), table), earlier) in STEMS.iter().zip(tables).zip(&p.earlier) {
+        if wants(ctx, *t) {
+            let table = merged(table, earlier.as_ref(), &p.order, &p.done);
+            table.write(&p.dir, stem)?;
+            if last {
+                println!("{}", table.markdown());
+            }
         }
     }
-    // The claims from every table now in the directory (this run's and the ones it kept).
-    if wants(ctx, CefedgnnTable::Claims) {
-        super::fed_claims::write(ctx, &dir)?;
-    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// After a setting finishes, the table holds this run's rows of the finished settings and
+    /// the earlier table's rows of the others, in the plan's order, and says which were kept.
+    #[test]
+    fn finished_settings_replace_their_rows_and_the_rest_are_kept() {
+        let mut t = Table::new("t", &["setting", "x"]);
+        t.push(vec![json!("b"), json!(2.0)]);
+        let earlier = Earlier {
+            columns: vec!["setting".into(), "x".into()],
+            rows: vec![
+                vec![json!("a"), json!(10.0)],
+                vec![json!("b"), json!(20.0)],
+                vec![json!("c"), json!(30.0)],
+            ],
+            revision: "r0".into(),
+        };
+        let order = ["a".to_owned(), "b".to_owned(), "c".to_owned()];
+        let m = merged(t, Some(&earlier), &order, &["b".to_owned()]);
+        let xs: Vec<f64> = m.rows.iter().map(|r| r[1].as_f64().unwrap()).collect();
+        assert_eq!(xs, [10.0, 2.0, 30.0]);
+        assert!(
+            m.notes[0].contains("a, c") && m.notes[0].contains("r0"),
+            "{:?}",
+            m.notes
+        );
+        assert!(earlier.has("a", "r0") && !earlier.has("a", "r1") && !earlier.has("d", "r0"));
+        // Another table's columns: nothing kept.
+        let other = Table::new("t", &["setting", "y"]);
+        assert!(merged(other, Some(&earlier), &order, &[]).rows.is_empty());
+    }
 }

@@ -60,6 +60,8 @@ pub(crate) struct Select {
     pub(crate) shard: Option<crate::cli::Shard>,
     /// cefedgnn: tables (`--fed-tables`; empty: all).
     pub(crate) fed_tables: Vec<crate::cli::CefedgnnTable>,
+    /// cefedgnn: settings (`--fed-settings`; empty: all).
+    pub(crate) fed_settings: Vec<String>,
 }
 
 /// Whether `a` and `b` name the same directory (compared canonically where both exist).
@@ -152,6 +154,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
             only: args.only,
             tables: args.tables,
             fed_tables: args.fed_tables,
+            fed_settings: args.fed_settings,
             parts: args.parts,
             resume: args.resume,
             budget_min: args.budget_min,

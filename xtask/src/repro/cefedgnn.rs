@@ -322,7 +322,7 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
         "No two methods of a setting agree in test and validation F1 to four decimals in every seed.".into()
     } else {
         format!(
-            "Methods that agree in test and validation F1 to four decimals in every seed (f1_per_seed, val_f1_per_seed): {}. Every switch that separates two methods reaches every model's training (tests/switches.rs: the training losses differ from the first local round for GCN, GIN, GINE and PNA), so an equal F1 here means the switch's effect on the final predictions is below the F1's resolution on these test nodes (AML: binary F1 over a few dozen illicit test accounts), not that the switch is ignored.",
+            "Methods that agree in test and validation F1 to four decimals in every seed (f1_per_seed, val_f1_per_seed): {}. Every switch that separates two methods reaches every model's training (tests/switches.rs: the training losses differ from the first local round for GCN, GIN, GINE and PNA), so an equal F1 here means the switch's effect on the final predictions is below the F1's resolution on these test nodes (AML: a binary F1 over the few illicit accounts among the test nodes), not that the switch is ignored.",
             same.join("; ")
         )
     });

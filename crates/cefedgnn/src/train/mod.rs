@@ -41,7 +41,9 @@ mod run;
 mod swift;
 mod task;
 
-pub use fedsage::{CountRounding, MendOn, NeighGenConfig, NeighGenReport, NeighGenSplit};
+pub use fedsage::{
+    CountRounding, CrossTargets, MendOn, NeighGenConfig, NeighGenReport, NeighGenSplit,
+};
 pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState, ViewData};
 pub use run::{ClientObservation, FedReport, RoundInfo, simulate, simulate_observed};
 pub(crate) use run::{apply_broadcast, noise_rng, score, trainer_rng};

@@ -9,17 +9,19 @@
 //!    G_i′: n_v = hidden neighbours, X_v = the first min(n_v, K) of them, zero-padded.
 //! 2. Encoder z = ReLU(2-layer GCN d → 32 → 128, Â = D̃⁻¹(A + I) on G_i′, dropout);
 //!    dGen ñ = ReLU(Linear 128 → 1); fGen g = tanh(Lin(dropout(ReLU(Lin(ReLU(Lin(z + ε)))))))
-//!    with ε ~ N(0, I), 128 → 256 → 2048 → K·d; the classifier (2-layer GCN d → 32 → C) reads
+//!    with ε ~ N(0, σ²I) (σ = [`NeighGenConfig::noise`], 1 in the paper), 128 → 256 → 2048 → K·d; the classifier (2-layer GCN d → 32 → C) reads
 //!    G_i′ mended with m_v generated neighbours per node: ñ_v rounded by
 //!    [`NeighGenConfig::rounding`] (stochastically by default, E\[m_v\] = ñ_v; the authors'
 //!    ⌊ñ_v⌋ as [`CountRounding::Floor`]), capped at K.
 //! 3. L = λ_d·SmoothL1(ñ, n) + λ_f·L_f + λ_c·CE on T_i, L_f the greedy matching loss
 //!    ([`targets::greedy_match`]); local training: Adam on all modules.
 //! 4. Federated fGen training: encoder, dGen and classifier frozen, fresh Adam on fGen, loss
-//!    (1/M)·[L + λ_f Σ_{j≠i} L_f^{i←j}] against K neighbours (with replacement) of a random
-//!    node of client j per node of T_i. The simulation reads j's raw features as the authors'
-//!    code does; deployed, i would send its generated rows to j and receive their gradients,
-//!    which reveal j's matched feature rows (see [`generator_traffic`]).
+//!    (1/M)·[L + λ_f Σ_{j≠i} L_f^{i←j}] ([`CrossTargets`]): the paper's, every generated slot
+//!    matched with the nearest feature row of client j; or the code's, K neighbours (with
+//!    replacement) of a random node of j per node of T_i. The simulation reads j's raw
+//!    features as the authors' code does; deployed, i would send its generated rows to j and
+//!    receive their gradients, which reveal j's matched feature rows (see
+//!    [`generator_traffic`]).
 //! 5. Mending for classification ([`MendOn`]): every own node of G_i receives m_v
 //!    generated nodes (features g_{v,p}, never in any split; zero edge-feature rows \[R\]).
 //!
@@ -35,7 +37,7 @@ mod model;
 mod neighgen;
 mod targets;
 
-pub use config::{CountRounding, MendOn, NeighGenConfig, NeighGenSplit};
+pub use config::{CountRounding, CrossTargets, MendOn, NeighGenConfig, NeighGenSplit};
 
 use dp_core::rng::Seeds;
 use graph_core::{Graph, Partition};

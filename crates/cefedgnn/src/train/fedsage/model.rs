@@ -153,6 +153,17 @@ impl NeighGen {
         }
     }
 
+    /// The latent z = ReLU(encoder) `[n, latent]` of the graph of `p` with features `x`.
+    pub(crate) fn encode(
+        &self,
+        x: Tensor<2>,
+        p: &Propagation,
+        rate: f64,
+        drop: Option<&mut DropoutRng>,
+    ) -> Tensor<2> {
+        relu(self.encoder.forward(x, p, rate, drop))
+    }
+
     /// ñ and g on the graph of `p` with features `x: [n, d]` and fGen noise `noise:
     /// [n, latent]` (dropout `rate` when `drop` is given): z = ReLU(encoder), ñ = ReLU(dGen z),
     /// g = fGen(z + noise).
@@ -165,7 +176,7 @@ impl NeighGen {
         mut drop: Option<&mut DropoutRng>,
     ) -> Generated {
         let [n, d] = x.dims();
-        let z = relu(self.encoder.forward(x, p, rate, drop.as_deref_mut()));
+        let z = self.encode(x, p, rate, drop.as_deref_mut());
         let count = relu(self.dgen.forward(&Input::Dense(z.clone())));
         let g = self.fgen.forward(z + noise, rate, drop);
         let k = g.dims()[1] / d.max(1);

@@ -15,7 +15,7 @@ use rand_distr::{Distribution, StandardNormal};
 
 use super::model::{NeighGen, Propagation, mend_adjacency};
 use super::targets::{Impaired, LocalGraph, Slots, attach_all, greedy_match, neighgen_sets};
-use super::{NeighGenConfig, streams};
+use super::{CrossTargets, NeighGenConfig, streams};
 use crate::error::{FedError, Result};
 
 /// One client's NeighGen with its data on the training device.
@@ -37,6 +37,45 @@ pub(crate) struct ClientGen {
     /// fGen noise of training.
     rng: ChaCha8Rng,
     drop: DropoutRng,
+}
+
+/// The targets of the cross-client feature loss L_f^{i←j} against one other client j
+/// ([`CrossTargets`]).
+pub(crate) enum Cross<'a> {
+    /// The authors' code: K rows per node of T_i, matched greedily within the first
+    /// min(K, n_v) as the own targets.
+    Rows(&'a [f32]),
+    /// The paper: all of j's feature rows `[n_j, d]`; each generated slot is matched with the
+    /// nearest.
+    Pool(&'a ndarray::Array2<f32>),
+}
+
+/// For each generated row `g_rows[s]` of `generated` (`[·, d]` rows), the index of the
+/// nearest row of `pool` in squared distance (first on ties).
+///
+/// # Complexity
+/// O(|g_rows|·n·d) for `pool: [n, d]`.
+pub(crate) fn nearest_rows(
+    generated: &[f32],
+    g_rows: &[usize],
+    pool: &ndarray::Array2<f32>,
+) -> Vec<usize> {
+    let d = pool.ncols();
+    let g =
+        ndarray::Array2::from_shape_fn((g_rows.len(), d), |(s, j)| generated[g_rows[s] * d + j]);
+    let sq: Vec<f32> = pool.rows().into_iter().map(|r| r.dot(&r)).collect();
+    let dots = g.dot(&pool.t());
+    dots.rows()
+        .into_iter()
+        .map(|row| {
+            row.iter()
+                .zip(&sq)
+                .map(|(&gx, &xx)| xx - 2.0 * gx)
+                .enumerate()
+                .fold((0, f32::INFINITY), |a, b| if b.1 < a.1 { b } else { a })
+                .0
+        })
+        .collect()
 }
 
 /// The loss of one forward pass, with its parts.
@@ -142,15 +181,16 @@ impl ClientGen {
 
     /// The loss of one training forward pass on G_i′:
     /// `scale`·[λ_d·SmoothL1(ñ, n) + λ_f·(L_f + Σ_j L_f^{←j}) + λ_c·CE] over T_i, where
-    /// L_f^{←j} is the greedy loss against `cross[j]` (K rows per node of T_i, matched within
-    /// the first min(K, n_v) as for the own targets).
+    /// L_f^{←j} is the feature loss against `cross[j]` ([`Cross`]: K rows per node of T_i
+    /// matched within the first min(K, n_v) as for the own targets, or every slot p < m_v
+    /// matched with its nearest row of client j), normalised as L_f.
     ///
     /// # Errors
     /// [`FedError::Inconsistent`] for a non-finite loss.
     pub(crate) fn loss(
         &mut self,
         cfg: &NeighGenConfig,
-        cross: &[Vec<f32>],
+        cross: &[Cross<'_>],
         scale: f64,
     ) -> Result<Loss> {
         let t = self.impaired.train.len();
@@ -161,7 +201,7 @@ impl ClientGen {
             });
         }
         let (n, d, k) = (self.impaired.kept.len(), self.graph.dim(), self.k);
-        let noise = normal(&mut self.rng, n, cfg.latent, &self.device);
+        let noise = normal(&mut self.rng, n, cfg.latent, &self.device).mul_scalar(cfg.noise);
         let out = self.model.generate(
             self.x.clone(),
             &self.prop,
@@ -178,25 +218,46 @@ impl ClientGen {
         );
         let m_t: Vec<usize> = self.impaired.train.iter().map(|&p| m[p]).collect();
         let mut total = l_d.mul_scalar(cfg.lambda_count);
-        for targets in std::iter::once(&self.train_targets).chain(cross) {
-            let slots = Slots {
-                rows: &self.impaired.train,
-                attach: &m_t,
-                counts: &self.train_missing,
-            };
-            let matched = greedy_match(&generated, targets, slots, k, d);
-            if matched.pairs.is_empty() {
+        let slots = Slots {
+            rows: &self.impaired.train,
+            attach: &m_t,
+            counts: &self.train_missing,
+        };
+        let own = Cross::Rows(&self.train_targets);
+        let matched: Vec<(Vec<i64>, Vec<f32>)> = std::iter::once(&own)
+            .chain(cross)
+            .map(|targets| match targets {
+                Cross::Rows(t) => {
+                    let pairs = greedy_match(&generated, t, slots, k, d).pairs;
+                    let rows = pairs
+                        .iter()
+                        .flat_map(|&(_, q)| t[q * d..(q + 1) * d].iter().copied())
+                        .collect();
+                    (pairs.iter().map(|&(g, _)| g as i64).collect(), rows)
+                }
+                Cross::Pool(pool) => {
+                    let g_rows: Vec<usize> = slots
+                        .rows
+                        .iter()
+                        .zip(&m_t)
+                        .flat_map(|(&v, &m)| (0..m.min(k)).map(move |p| v * k + p))
+                        .collect();
+                    let rows = nearest_rows(&generated, &g_rows, pool)
+                        .into_iter()
+                        .flat_map(|u| pool.row(u).to_vec())
+                        .collect();
+                    (g_rows.into_iter().map(|g| g as i64).collect(), rows)
+                }
+            })
+            .collect();
+        for (gi, rows) in matched {
+            if gi.is_empty() {
                 continue;
             }
-            let (gi, ti): (Vec<i64>, Vec<usize>) =
-                matched.pairs.iter().map(|&(g, q)| (g as i64, q)).unzip();
-            let rows: Vec<f32> = ti
-                .iter()
-                .flat_map(|&q| targets[q * d..(q + 1) * d].iter().copied())
-                .collect();
-            let idx = Tensor::from_data(TensorData::new(gi, [ti.len()]), &self.device);
+            let pairs = gi.len();
+            let idx = Tensor::from_data(TensorData::new(gi, [pairs]), &self.device);
             let l_f = (out.features.clone().select(0, idx)
-                - upload(rows, [ti.len(), d], &self.device))
+                - upload(rows, [pairs, d], &self.device))
             .square()
             .sum()
             .div_scalar((d * t * k) as f64);
@@ -292,8 +353,9 @@ pub(crate) struct FedPhase {
 }
 
 /// Every client's local training, then [`NeighGenConfig::fed_epochs`] epochs of federated fGen
-/// training: per epoch and client i, the loss (1/M)·[L_i + λ_f Σ_{j≠i} L_f^{i←j}] with fresh
-/// targets from every other client j, one step of a fresh Adam on fGen only.
+/// training: per epoch and client i, the loss (1/M)·[L_i + λ_f Σ_{j≠i} L_f^{i←j}] against
+/// every other client j ([`NeighGenConfig::cross`]: all of j's rows, or fresh random
+/// neighbours), one step of a fresh Adam on fGen only.
 ///
 /// # Errors
 /// As [`ClientGen::loss`].
@@ -310,19 +372,34 @@ pub(crate) fn train_all(
     let mut draws: Vec<ChaCha8Rng> = (0..m)
         .map(|i| seeds.chacha8(streams::CROSS, i as u64))
         .collect();
+    let pools: Vec<ndarray::Array2<f32>> =
+        clients.iter().map(|c| c.graph.features.clone()).collect();
     let mut phase = FedPhase::default();
     for _ in 0..cfg.fed_epochs {
         let mut epoch_loss = 0.0;
         for i in 0..m {
-            let mut cross = Vec::new();
+            let mut drawn = Vec::new();
             for j in (0..m).filter(|&j| j != i) {
-                if let Some(t) = clients[i].draw_cross(&clients[j].graph, &mut draws[i]) {
+                let t = match cfg.cross {
+                    CrossTargets::RandomNeighbours => {
+                        clients[i].draw_cross(&clients[j].graph, &mut draws[i])
+                    }
+                    CrossTargets::Nearest => (clients[j].graph.len() > 0).then(Vec::new),
+                };
+                if let Some(t) = t {
                     phase
                         .exchanged_rows
                         .push(clients[i].impaired.train.len() as u64);
-                    cross.push(t);
+                    drawn.push((j, t));
                 }
             }
+            let cross: Vec<Cross<'_>> = drawn
+                .iter()
+                .map(|(j, t)| match cfg.cross {
+                    CrossTargets::RandomNeighbours => Cross::Rows(t),
+                    CrossTargets::Nearest => Cross::Pool(&pools[*j]),
+                })
+                .collect();
             let c = &mut clients[i];
             let Loss { total, value } = c.loss(cfg, &cross, 1.0 / m as f64)?;
             let Some(total) = total else { continue };
@@ -351,7 +428,7 @@ pub(crate) fn generate_for(
     let x = c.graph.features.select(ndarray::Axis(0), rows);
     let x = upload(x.iter().copied().collect(), [rows.len(), d], &device);
     let model = c.model.valid();
-    let noise = normal(rng, rows.len(), cfg.latent, &device);
+    let noise = normal(rng, rows.len(), cfg.latent, &device).mul_scalar(cfg.noise);
     let out = model.generate(x, &Propagation::new(adj, &device), noise, 0.0, None);
     let counts = to_host(out.count);
     let g = to_host(out.features);

@@ -129,7 +129,8 @@ fn project_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `git describe`-style revision of the working tree (`<short sha>[-dirty]`), or `unknown`.
+/// `git describe`-style revision of the working tree (`<short sha>[-dirty]`, dirty for changes
+/// outside `results/`), or `unknown`.
 fn git_revision() -> String {
     let root = project_root();
     let sha = Command::new("git")
@@ -142,8 +143,17 @@ fn git_revision() -> String {
     let Some(sha) = sha else {
         return "unknown".into();
     };
+    // What a run writes (results/) does not make the code it ran dirty: a second experiment
+    // run in the same checkout after a first one wrote its tables records the same revision.
     let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
+        .args([
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            ".",
+            ":(exclude)results",
+        ])
         .current_dir(&root)
         .output()
         .ok()

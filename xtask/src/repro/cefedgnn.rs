@@ -93,11 +93,10 @@ const STEMS: [(CefedgnnTable, &str); 5] = [
     (CefedgnnTable::Attack, "attack"),
 ];
 
-/// An earlier table in the output directory: its columns, rows and revision, when it was written
-/// with this run's effort and seed.
+/// An earlier table in the output directory, when it was written with this run's effort and
+/// seed: its rows by column name, and its revision.
 struct Earlier {
-    columns: Vec<String>,
-    rows: Vec<Vec<serde_json::Value>>,
+    rows: Vec<serde_json::Map<String, serde_json::Value>>,
     revision: String,
 }
 
@@ -114,19 +113,11 @@ impl Earlier {
         {
             return Ok(None);
         }
-        let rows = v["rows"].as_array().cloned().unwrap_or_default();
-        let columns: Vec<String> = rows
-            .first()
-            .and_then(|r| r.as_object())
-            .map(|o| o.keys().cloned().collect())
+        let rows = v["rows"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect())
             .unwrap_or_default();
-        let rows = rows
-            .iter()
-            .filter_map(|r| r.as_object())
-            .map(|o| o.values().cloned().collect())
-            .collect();
         Ok(Some(Self {
-            columns,
             rows,
             revision: v["meta"]["git_revision"].as_str().unwrap_or("").to_owned(),
         }))
@@ -137,19 +128,22 @@ impl Earlier {
         self.revision == revision && self.rows_of(setting).next().is_some()
     }
 
-    fn rows_of<'a>(&'a self, setting: &'a str) -> impl Iterator<Item = &'a Vec<serde_json::Value>> {
-        let at = self.columns.iter().position(|c| c == "setting");
+    fn rows_of<'a>(
+        &'a self,
+        setting: &'a str,
+    ) -> impl Iterator<Item = &'a serde_json::Map<String, serde_json::Value>> {
         self.rows
             .iter()
-            .filter(move |r| at.and_then(|i| r.get(i)).and_then(|v| v.as_str()) == Some(setting))
+            .filter(move |r| r.get("setting").and_then(|v| v.as_str()) == Some(setting))
     }
 }
 
 /// `table` (this run's rows of the settings in `done`) merged with the earlier table's rows of
-/// the other settings of `order` (same columns only), in the plan's order; the note says which
-/// settings' rows were kept and from which revision.
+/// the other settings of `order`, in the plan's order, laid out on `table`'s columns by name
+/// (a column the earlier table lacks is empty); the note says which settings' rows were kept
+/// and from which revision.
 fn merged(mut table: Table, earlier: Option<&Earlier>, order: &[String], done: &[String]) -> Table {
-    let Some(e) = earlier.filter(|e| e.columns == table.columns) else {
+    let Some(e) = earlier else {
         return table;
     };
     let at = table.columns.iter().position(|c| c == "setting");
@@ -164,7 +158,14 @@ fn merged(mut table: Table, earlier: Option<&Earlier>, order: &[String], done: &
             );
         } else {
             let before = table.rows.len();
-            table.rows.extend(e.rows_of(label).cloned());
+            for r in e.rows_of(label) {
+                let row = table
+                    .columns
+                    .iter()
+                    .map(|c| r.get(c).cloned().unwrap_or(serde_json::Value::Null))
+                    .collect();
+                table.rows.push(row);
+            }
             if table.rows.len() > before {
                 kept.push(label.clone());
             }
@@ -172,7 +173,7 @@ fn merged(mut table: Table, earlier: Option<&Earlier>, order: &[String], done: &
     }
     if !kept.is_empty() {
         table.notes.push(format!(
-            "Rows of {} are kept from the earlier table in the output directory (revision {}); this run wrote the others.",
+            "Rows of {} are kept from the earlier table in the output directory (revision {}; columns it lacked are empty); this run wrote the others.",
             kept.join(", "),
             e.revision
         ));
@@ -367,29 +368,33 @@ mod tests {
     /// the earlier table's rows of the others, in the plan's order, and says which were kept.
     #[test]
     fn finished_settings_replace_their_rows_and_the_rest_are_kept() {
-        let mut t = Table::new("t", &["setting", "x"]);
-        t.push(vec![json!("b"), json!(2.0)]);
+        let mut t = Table::new("t", &["setting", "x", "z"]);
+        t.push(vec![json!("b"), json!(2.0), json!(0.5)]);
+        // As read back from JSON: keys in another order, an earlier table without column z.
+        let row = |s: &str, x: f64| json!({"x": x, "setting": s}).as_object().unwrap().clone();
         let earlier = Earlier {
-            columns: vec!["setting".into(), "x".into()],
-            rows: vec![
-                vec![json!("a"), json!(10.0)],
-                vec![json!("b"), json!(20.0)],
-                vec![json!("c"), json!(30.0)],
-            ],
+            rows: vec![row("a", 10.0), row("b", 20.0), row("c", 30.0)],
             revision: "r0".into(),
         };
         let order = ["a".to_owned(), "b".to_owned(), "c".to_owned()];
         let m = merged(t, Some(&earlier), &order, &["b".to_owned()]);
         let xs: Vec<f64> = m.rows.iter().map(|r| r[1].as_f64().unwrap()).collect();
         assert_eq!(xs, [10.0, 2.0, 30.0]);
+        assert_eq!(m.rows[0][0], json!("a"));
+        assert_eq!(
+            m.rows[0][2],
+            serde_json::Value::Null,
+            "a column it lacked is empty"
+        );
+        assert_eq!(m.rows[1][2], json!(0.5));
         assert!(
             m.notes[0].contains("a, c") && m.notes[0].contains("r0"),
             "{:?}",
             m.notes
         );
         assert!(earlier.has("a", "r0") && !earlier.has("a", "r1") && !earlier.has("d", "r0"));
-        // Another table's columns: nothing kept.
-        let other = Table::new("t", &["setting", "y"]);
-        assert!(merged(other, Some(&earlier), &order, &[]).rows.is_empty());
+        // Nothing earlier: this run's rows only.
+        let t = Table::new("t", &["setting", "x", "z"]);
+        assert!(merged(t, None, &order, &[]).rows.is_empty());
     }
 }

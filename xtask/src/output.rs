@@ -174,6 +174,21 @@ pub(crate) fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     graph_core::io::write_atomic(&p, bytes).with_context(|| format!("writing {}", p.display()))
 }
 
+/// The rows of `<dir>/<stem>.json` as written by [`Table::write`] (empty when the table is
+/// absent), for tables derived from other tables (the claims).
+///
+/// # Errors
+/// A file that is not JSON.
+pub(crate) fn table_rows(dir: &Path, stem: &str) -> Result<Vec<Value>> {
+    let path = dir.join(format!("{stem}.json"));
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Vec::new());
+    };
+    let t: Value =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    Ok(t["rows"].as_array().cloned().unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::Value;
 
 use super::Ctx;
-use crate::output::Table;
+use crate::output::{Table, table_rows};
 
 const TITLE: &str = "CE-FedGNN: the paper's claims beside the controls that could overturn them";
 
@@ -40,17 +40,6 @@ struct ClaimRow {
     /// Seeds behind the difference.
     seeds: usize,
     verdict: String,
-}
-
-/// The rows of `<dir>/<stem>.json` (empty when the table is absent).
-fn table_rows(dir: &Path, stem: &str) -> Result<Vec<Value>> {
-    let path = dir.join(format!("{stem}.json"));
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(Vec::new());
-    };
-    let t: Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    Ok(t["rows"].as_array().cloned().unwrap_or_default())
 }
 
 fn text(r: &Value, k: &str) -> String {

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::{Ctx, Effort};
 use crate::cli::HomdpTable;
 use crate::datasets::data_dir;
-use crate::output::{Table, write};
+use crate::output::{Table, table_rows, write};
 
 /// RR / DPRR cells of the datasets without GNN baselines in the paper.
 const NOT_RUN: &str = Score::NOT_REPORTED;
@@ -211,17 +211,6 @@ struct ClaimRow {
     value: Option<f64>,
     control_value: Option<f64>,
     verdict: String,
-}
-
-/// The rows of `<dir>/<stem>.json` (empty when the table is absent).
-fn table_rows(dir: &Path, stem: &str) -> Result<Vec<Value>> {
-    let path = dir.join(format!("{stem}.json"));
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(Vec::new());
-    };
-    let t: Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    Ok(t["rows"].as_array().cloned().unwrap_or_default())
 }
 
 /// The text of cell `k` (`embedding` for a missing `kind`, as in tables from before it).

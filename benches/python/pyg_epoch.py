@@ -1,6 +1,10 @@
 """Training epochs of our GNNs against PyTorch Geometric's, side by side in one run, on the same
 data: GCN, GAT and GIN on Cora and GCN on a random graph of 100,000 nodes and 1,000,000 edges
-(the `epoch` benchmark's configurations).
+(the `epoch` benchmark's configurations), and GCN and GIN on a dense release: Cora's nodes with a
+symmetric randomized-response release of its edges at epsilon = 1 (27 % of all pairs), where our
+dense adjacency product (`gnn::Aggregation::Dense`, chosen automatically) runs against PyG's
+dense layers (`DenseGCNConv`, `DenseGINConv` on the n x n adjacency) and our sparse product
+against PyG's sparse layers.
 
     cargo build --release -p gnn --example epoch_time
     python -m venv /tmp/pyg && /tmp/pyg/bin/pip install torch torch_geometric numpy
@@ -32,15 +36,20 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 import torch_geometric
-from torch_geometric.nn import GATConv, GCNConv, GINConv
+from torch_geometric.nn import DenseGCNConv, DenseGINConv, GATConv, GCNConv, GINConv
 
-# (label, model, graph, timed epochs)
+# (label, model, graph, timed epochs, our adjacency product, PyG's layers)
 CONFIGS = [
-    ("Cora GCN", "gcn", "cora", 50),
-    ("Cora GAT", "gat", "cora", 30),
-    ("Cora GIN", "gin", "cora", 50),
-    ("100k nodes / 1M edges GCN", "gcn", "big", 10),
+    ("Cora GCN", "gcn", "cora", 50, "auto", "sparse"),
+    ("Cora GAT", "gat", "cora", 30, "auto", "sparse"),
+    ("Cora GIN", "gin", "cora", 50, "auto", "sparse"),
+    ("100k nodes / 1M edges GCN", "gcn", "big", 10, "auto", "sparse"),
+    ("Cora SymRR eps=1 GCN, dense (ours) vs DenseGCNConv", "gcn", "cora-symrr", 20, "dense", "dense"),
+    ("Cora SymRR eps=1 GCN, sparse (ours) vs GCNConv", "gcn", "cora-symrr", 10, "sparse", "sparse"),
+    ("Cora SymRR eps=1 GIN, dense (ours) vs DenseGINConv", "gin", "cora-symrr", 20, "dense", "dense"),
+    ("Cora SymRR eps=1 GIN, sparse (ours) vs GINConv", "gin", "cora-symrr", 5, "sparse", "sparse"),
 ]
+GRAPHS = ("cora", "big", "cora-symrr")
 WARMUP = 3
 
 
@@ -82,7 +91,35 @@ class Gin(torch.nn.Module):
         return self.c2(x, ei)
 
 
+class DenseGcn(torch.nn.Module):
+    """Gcn with PyG's dense layer on the n x n adjacency (self-loops and the symmetric
+    normalisation computed by the layer, as GCNConv does on the edges)."""
+
+    def __init__(self, d, c):
+        super().__init__()
+        self.c1, self.c2 = DenseGCNConv(d, 16), DenseGCNConv(16, c)
+
+    def forward(self, x, adj):
+        x = F.dropout(x, 0.6, self.training)
+        x = F.dropout(F.relu(self.c1(x, adj).squeeze(0)), 0.6, self.training)
+        return self.c2(x, adj).squeeze(0)
+
+
+class DenseGin(torch.nn.Module):
+    """Gin with PyG's dense layer on the n x n adjacency."""
+
+    def __init__(self, d, c):
+        super().__init__()
+        self.c1 = DenseGINConv(mlp(d, 32, 32), train_eps=True)
+        self.c2 = DenseGINConv(mlp(32, 32, c), train_eps=True)
+
+    def forward(self, x, adj):
+        x = F.dropout(F.relu(self.c1(x, adj).squeeze(0)), 0.5, self.training)
+        return self.c2(x, adj).squeeze(0)
+
+
 MODELS = {"gcn": Gcn, "gat": Gat, "gin": Gin}
+DENSE_MODELS = {"gcn": DenseGcn, "gin": DenseGin}
 
 
 def load(d):
@@ -103,12 +140,23 @@ def load(d):
     }
 
 
-def pyg_epoch_ms(data, model_name, epochs):
+def dense_adjacency(data):
+    n = data["x"].shape[0]
+    adj = torch.zeros(n, n)
+    src, dst = data["edge_index"]
+    adj[dst, src] = 1.0
+    return adj
+
+
+def pyg_epoch_ms(data, model_name, epochs, layers):
     torch.manual_seed(0)
-    model = MODELS[model_name](data["x"].shape[1], data["classes"])
+    models = DENSE_MODELS if layers == "dense" else MODELS
+    model = models[model_name](data["x"].shape[1], data["classes"])
     opt = torch.optim.Adam(model.parameters(), lr=0.005, weight_decay=1e-5)
     model.train()
     x, ei, y, train = data["x"], data["edge_index"], data["y"], data["train"]
+    if layers == "dense":
+        ei = dense_adjacency(data)
 
     def step():
         opt.zero_grad()
@@ -127,8 +175,8 @@ def pyg_epoch_ms(data, model_name, epochs):
     return statistics.median(times)
 
 
-def ours_epoch_ms(binary, model_name, graph, epochs, env):
-    out = subprocess.run([binary, "time", model_name, graph, str(epochs)], check=True,
+def ours_epoch_ms(binary, model_name, graph, epochs, aggregation, env):
+    out = subprocess.run([binary, "time", model_name, graph, str(epochs), aggregation], check=True,
                          capture_output=True, text=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])["median_ms"]
 
@@ -137,7 +185,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ours", required=True, help="the built epoch_time example")
     ap.add_argument("--reps", type=int, default=3, help="interleaved repetitions (default 3)")
-    ap.add_argument("--only", choices=["cora", "big"], help="run one graph's configurations")
+    ap.add_argument("--only", choices=GRAPHS, help="run one graph's configurations")
     ap.add_argument("--out", type=Path, help="folder for pyg_epoch.json and pyg_epoch.md")
     a = ap.parse_args()
     if a.reps < 1:
@@ -147,17 +195,18 @@ def main():
     env = dict(os.environ)
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([a.ours, "dump", tmp], check=True)
-        graphs = {g: load(Path(tmp) / g) for g in ("cora", "big")}
+        graphs = {g: load(Path(tmp) / g) for g in GRAPHS if not a.only or g == a.only}
         rows = []
-        for label, model, graph, epochs in CONFIGS:
+        for label, model, graph, epochs, aggregation, layers in CONFIGS:
             if a.only and graph != a.only:
                 continue
             ours, pyg = [], []
             for _ in range(a.reps):
-                ours.append(ours_epoch_ms(a.ours, model, graph, epochs, env))
-                pyg.append(pyg_epoch_ms(graphs[graph], model, epochs))
+                ours.append(ours_epoch_ms(a.ours, model, graph, epochs, aggregation, env))
+                pyg.append(pyg_epoch_ms(graphs[graph], model, epochs, layers))
             o, p = statistics.median(ours), statistics.median(pyg)
             rows.append({"config": label, "model": model, "graph": graph, "epochs": epochs,
+                         "ours_aggregation": aggregation, "pyg_layers": layers,
                          "ours_ms": o, "pyg_ms": p, "ratio": p / o, "ours_reps_ms": ours,
                          "pyg_reps_ms": pyg})
             print(f"{label}: ours {o:.2f} ms, PyG {p:.2f} ms, {p / o:.1f}x", file=sys.stderr)

@@ -13,7 +13,7 @@ pub use data::{EdgeList, GraphBatch, GraphTargets, GraphTask, NodeFeatures, Node
 pub use error::{Error, Result};
 pub use layers::{PnaSettings, Pooling};
 pub use model::{Activation, Architecture, GatHeads, Gnn, ModelConfig};
-pub use tensors::{GraphInput, GraphTensors, Input};
+pub use tensors::{Aggregation, GraphInput, GraphTensors, Input};
 pub use train::{
     GraphResult, GraphSplit, Monitor, NodeResult, TrainConfig, predict_nodes, train_graph_model,
     train_node_classifier,

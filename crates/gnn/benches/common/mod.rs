@@ -7,7 +7,7 @@ use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use gnn::tensors::DropoutRng;
-use gnn::{EdgeList, Gnn, GraphInput, ModelConfig, NodeTask};
+use gnn::{Aggregation, EdgeList, Gnn, GraphInput, GraphTensors, ModelConfig, NodeTask};
 use graph_core::generate::ContextualSbm;
 use graph_core::{Dataset, Registry};
 use ndarray::Array2;
@@ -54,6 +54,36 @@ pub(crate) fn big_graph() -> NodeTask {
     .expect("valid task")
 }
 
+/// Cora's nodes, features and labels with a symmetric randomized-response release of its
+/// edges at `eps` in place of the edges: every unordered pair flips with probability
+/// `1 / (1 + e^ε)` (SymRR; 27 % of all pairs are edges at ε = 1), seeded.
+pub(crate) fn cora_symrr(cora: &NodeTask, eps: f64, seed: u64) -> NodeTask {
+    let n = cora.num_nodes();
+    let flip = 1.0 / (1.0 + eps.exp());
+    let mut adj = vec![false; n * n];
+    let (src, dst) = cora.edges().endpoints();
+    for (&s, &t) in src.iter().zip(dst) {
+        adj[s as usize * n + t as usize] = true;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut edges = Vec::new();
+    for u in 0..n {
+        for v in u + 1..n {
+            if adj[u * n + v] != rng.random_bool(flip) {
+                edges.push((u as u32, v as u32));
+                edges.push((v as u32, u as u32));
+            }
+        }
+    }
+    NodeTask::new(
+        EdgeList::new(n, &edges).expect("valid edges"),
+        cora.features().clone(),
+        cora.labels().to_vec(),
+        cora.num_classes(),
+    )
+    .expect("valid task")
+}
+
 /// A contextual SBM of 2,000 nodes and 32 features (the PNA benchmark).
 pub(crate) fn pna_task() -> NodeTask {
     let ds = ContextualSbm {
@@ -86,6 +116,16 @@ impl Epoch {
         model: impl Fn(usize, usize) -> ModelConfig,
         fused: bool,
     ) -> Self {
+        Self::with(task, model, fused, Aggregation::Auto)
+    }
+
+    /// [`Epoch::new`] with the adjacency product chosen by `aggregation`.
+    pub(crate) fn with(
+        task: &NodeTask,
+        model: impl Fn(usize, usize) -> ModelConfig,
+        fused: bool,
+        aggregation: Aggregation,
+    ) -> Self {
         let plain = Device::flex();
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let cfg = model(task.num_features(), task.num_classes());
@@ -107,7 +147,8 @@ impl Epoch {
                 .init(),
             input: {
                 let mut input = GraphInput::from_node_task(task, &plain);
-                input.graph = input.graph.with_fused_kernels(fused);
+                input.graph = GraphTensors::with_aggregation(task.edges(), &plain, aggregation)
+                    .with_fused_kernels(fused);
                 input
             },
             train_idx: Tensor::from_data(TensorData::new(train, [m]), &plain),

@@ -30,9 +30,13 @@ impl GcnConv {
     /// Forward pass over `[n, d_in]` features.
     ///
     /// # Complexity
-    /// O(nnz(X)·d_out + (E + n)·d_out).
+    /// O(nnz(X)·d_out + (E + n)·d_out); O(nnz(X)·d_out + n²·d_out) with the dense product
+    /// ([`crate::tensors::Aggregation`]).
     pub fn forward(&self, x: &Input, g: &GraphTensors) -> Tensor<2> {
         let h = x.project_with(self.weight.val(), g.fused);
+        if let Some(dense) = &g.dense {
+            return dense.gcn.clone().matmul(h) + self.bias.val().unsqueeze_dim(0);
+        }
         if g.fused
             && let Some(csr) = &g.csr_loop
             && let Some(out) = if g.gcn_symmetric {

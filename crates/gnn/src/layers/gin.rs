@@ -49,6 +49,12 @@ impl GinConv {
     /// O(nnz(X)·d_hidden + E·d_hidden + n·d_hidden·d_out).
     pub fn forward(&self, x: &Input, g: &GraphTensors) -> Tensor<2> {
         let h = self.lin1.project(x);
+        if let Some(dense) = &g.dense {
+            let agg =
+                h.clone() * (self.eps.val() + 1.0).unsqueeze_dim(0) + dense.sum.clone().matmul(h);
+            let z = relu(self.lin1.add_bias(agg));
+            return self.lin2.forward(&Input::Dense(z));
+        }
         let mut msgs = h.clone().select(0, g.src.clone());
         if let Some(w) = &g.weight {
             msgs = msgs * w.clone();

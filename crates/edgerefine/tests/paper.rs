@@ -50,7 +50,7 @@ mod train {
     };
     use edgerefine::paper::node::{NodeAcc, NodeGrid};
     use edgerefine::paper::{
-        BlinkProtocol, Calibration, CalibrationTable, DatasetPlan, KSweep, Plan, blink,
+        BlinkProtocol, Calibration, CalibrationTable, DatasetPlan, DenseCaps, KSweep, Plan, blink,
         calibrations, k_sweep, mutag,
     };
 
@@ -141,6 +141,61 @@ mod train {
             assert_eq!(ma, mb);
             assert_eq!((ra.edges, ra.recall), (rb.edges, rb.recall));
         }
+    }
+
+    #[test]
+    fn a_dense_rerun_keeps_the_plain_methods_and_reruns_the_dense_ones_under_the_new_plan() {
+        let ds = sbm(2);
+        let dataset = DatasetPlan {
+            name: "sbm",
+            eps: vec![2.0],
+            max_epochs: 40,
+            patience: 40,
+        };
+        let now = Plan {
+            datasets: vec![dataset],
+            models: vec![NodeModel::Gcn],
+            methods: vec![Method::Dprr],
+            dense_methods: vec![Method::SymRr],
+            dense_eps: vec![2.0],
+            seeds: vec![3],
+            dense_caps: None,
+            ..Plan::quick()
+        };
+        // The earlier plan: the same grid with caps (they change the fingerprint only here:
+        // the generated graph's releases are below DENSE_EDGES).
+        let before = Plan {
+            dense_caps: Some(DenseCaps {
+                dense_epochs: 2,
+                very_dense_epochs: 1,
+            }),
+            ..now.clone()
+        };
+        let grid = NodeGrid::new(&now, &now.datasets[0]);
+        let old = NodeGrid::new(&before, &before.datasets[0]);
+        assert_ne!(grid.fingerprint(Some(0), 3), old.fingerprint(Some(0), 3));
+        let (dprr, symrr) = (2, 3);
+        assert!(!grid.is_dense_method(dprr) && grid.is_dense_method(symrr));
+        let mut earlier = old.run_chunk(&ds, Some(0), 3).unwrap();
+        // Mark the earlier runs, so that what is kept and what is rerun can be told apart.
+        for (_, _, t) in &mut earlier.trains {
+            t.runs[0] = -1.0;
+        }
+        let c = grid.rerun_dense(&ds, Some(0), 3, &earlier).unwrap();
+        let fresh = grid.run_chunk(&ds, Some(0), 3).unwrap();
+        assert_eq!(c.fingerprint, grid.fingerprint(Some(0), 3));
+        let methods = |c: &edgerefine::paper::node::Chunk| {
+            c.trains.iter().map(|t| (t.0, t.1)).collect::<Vec<_>>()
+        };
+        assert_eq!(methods(&c), methods(&fresh));
+        for (_, mi, t) in &c.trains {
+            assert_eq!(t.runs[0] == -1.0, *mi == dprr, "method {mi}: {t:?}");
+        }
+        for ((ma, ra), (mb, rb)) in c.releases.iter().zip(&fresh.releases) {
+            assert_eq!(ma, mb);
+            assert_eq!((ra.edges, ra.recall), (rb.edges, rb.recall));
+        }
+        assert_eq!(c.releases.len(), fresh.releases.len());
     }
 
     fn blink_plan() -> Plan {

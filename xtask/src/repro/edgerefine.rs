@@ -226,12 +226,22 @@ impl NodeTables {
                     .into(),
             );
         } else {
-            acc.notes.push(format!(
-                "Deviation for the dense releases (SymRR, RR, Blink-soft: 10⁵–10⁷ edges, e.g. RR on AMAP ≈ 2·q·n²/2 edges), forced by compute on 2 cores: releases with more than {DENSE_EDGES} edges train for {} epochs and more than {VERY_DENSE_EDGES} edges for {} epochs, without early stop (every such run counts in `at_cap`; the `max_epochs` column says which cap applied). They run at ε ∈ {:?}. Blink-soft drops pairs with posterior ≤ 1e-3 (the baseline's default floor 1e-6 keeps ≈ all n²/2 pairs: 2.3 M on Cora at ε = 3.5).",
-                p.dense_epochs, p.very_dense_epochs, p.dense_eps
-            ));
+            let blink_soft = "Blink-soft drops pairs with posterior ≤ 1e-3 (the baseline's default floor 1e-6 keeps ≈ all n²/2 pairs: 2.3 M on Cora at ε = 3.5).";
+            acc.notes.push(match p.dense_caps {
+                Some(c) => format!(
+                    "Deviation for the dense releases (SymRR, RR, Blink-soft: 10⁵–10⁷ edges, e.g. RR on AMAP ≈ 2·q·n²/2 edges), forced by compute on 2 cores: releases with more than {DENSE_EDGES} edges train for {} epochs and more than {VERY_DENSE_EDGES} edges for {} epochs, without early stop (every such run counts in `at_cap`; the `max_epochs` column says which cap applied). They run at ε ∈ {:?}. {blink_soft}",
+                    c.dense_epochs, c.very_dense_epochs, p.dense_eps
+                ),
+                None => format!(
+                    "The dense releases (SymRR, RR, Blink-soft: 10⁵–10⁷ edges, e.g. RR on AMAP ≈ 2·q·n²/2 edges) train under the same protocol as every release (≤ {} epochs, patience {}; no caps): GCN and GIN aggregate a release with at least {:.0} % of the n² pairs as edges with one dense n × n matrix product (gnn::Aggregation; on Cora's nodes at 27 % density, GCN 3.4× and GIN 14× faster per epoch than the sparse product: `cargo bench -p gnn --bench aggregation`), GAT with its sparse kernel. They run at ε ∈ {:?}. {blink_soft}",
+                    p.datasets.first().map_or(0, |d| d.max_epochs),
+                    p.datasets.first().map_or(0, |d| d.patience),
+                    gnn::tensors::DENSE_MIN_DENSITY * 100.0,
+                    p.dense_eps
+                ),
+            });
             if let Some(l) = p.train_edge_limit {
-                acc.notes.push(format!("Releases with more than {l} edges are not trained on at all (GAT's 8 × 16 messages on 10⁷ edges take tens of GB): they are in the releases table and counted per dataset below. Training on dense releases needs a dense-adjacency path (A·X as one matrix product) that the gnn crate does not have yet."));
+                acc.notes.push(format!("Releases with more than {l} edges are not trained on at all: they are in the releases table and counted per dataset below."));
             }
         }
         let mut releases = Table::typed::<ReleaseRow>(
@@ -307,6 +317,9 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
     // The plots below are written before the first table.
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut tables = NodeTables::new(ctx, p)?;
+    // `--full`'s chunks made before the dense training path: with --resume, their other
+    // methods are kept and only the dense ones run again (`NodeGrid::rerun_dense`).
+    let before = (*p == Plan::full()).then(Plan::full_before_dense_path);
     for dp in &p.datasets {
         let name = dp.name;
         if !parts.wants_dataset(name) {
@@ -321,7 +334,15 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
         };
         let t0 = Instant::now();
         let grid = NodeGrid::new(p, dp);
-        let acc = run_grid(dir, &grid, &ds, parts, &mut tables.accuracy.notes)?;
+        let earlier = before.as_ref().map(|b| NodeGrid::new(b, dp));
+        let acc = run_grid(
+            dir,
+            &grid,
+            earlier.as_ref(),
+            &ds,
+            parts,
+            &mut tables.accuracy.notes,
+        )?;
         tables.push(&grid.rows(&acc)?)?;
         eprintln!("{name}: {:.0} s", t0.elapsed().as_secs_f64());
         // Written after every dataset so that a long run leaves its finished datasets behind.
@@ -341,10 +362,13 @@ fn chunk_file(dir: &Path, grid: &NodeGrid<'_>, slot: Slot, seed: u64) -> std::pa
 
 /// Runs (or, with `--resume`, reads back from the cache) every chunk of a dataset's grid that
 /// the time budget allows, accumulated; the notes say what came from the cache, what is left
-/// and how many runs reached the epoch cap.
+/// and how many runs reached the epoch cap. With --resume, a chunk cached only under `earlier`
+/// (the same grid before the dense training path) keeps its other methods and runs the dense
+/// ones again.
 fn run_grid(
     dir: &Path,
     grid: &NodeGrid<'_>,
+    earlier: Option<&NodeGrid<'_>>,
     ds: &NodeDataset,
     parts: &Parts,
     notes: &mut Vec<String>,
@@ -353,7 +377,7 @@ fn run_grid(
     let name = dp.name;
     let t0 = Instant::now();
     let mut acc = NodeAcc::new(grid);
-    let (mut cached, mut from_reference) = (0usize, 0usize);
+    let (mut cached, mut from_reference, mut dense_rerun) = (0usize, 0usize, 0usize);
     let (mut skipped, mut other_shard) = (Vec::new(), Vec::new());
     let mut position = 0usize;
     // (method and ε, releases) above the training edge limit: measured, not trained on.
@@ -386,9 +410,20 @@ fn run_grid(
                     continue;
                 }
                 None => {
-                    let c = grid
-                        .run_chunk(ds, slot, seed)
-                        .with_context(|| format!("{name} {label} seed {seed}"))?;
+                    let old = match (parts.resume, earlier) {
+                        (true, Some(e)) => {
+                            cached_chunk(dir, parts.reference.as_deref(), e, slot, seed)?
+                        }
+                        _ => None,
+                    };
+                    let c = match old {
+                        Some((old, _)) => {
+                            dense_rerun += 1;
+                            grid.rerun_dense(ds, slot, seed, &old)
+                        }
+                        None => grid.run_chunk(ds, slot, seed),
+                    }
+                    .with_context(|| format!("{name} {label} seed {seed}"))?;
                     report_dense(p, &c);
                     write_chunk(&file, &c)?;
                     c
@@ -432,6 +467,12 @@ fn run_grid(
                 let root = crate::project_root();
                 d.strip_prefix(&root).unwrap_or(d).display().to_string()
             })
+        ));
+    }
+    if dense_rerun > 0 {
+        notes.push(format!(
+            "{name}: {dense_rerun} of {} (ε, seed) chunks made from the cached chunks of the plan before the dense training path (caps of 20 / 3 epochs, no training above 4·10⁶ edges): their other methods kept as computed, the dense methods (SymRR, RR, Blink-soft) trained again under this plan.",
+            grid.num_chunks()
         ));
     }
     notes.push(at_cap_note(name, dp, &p.models, acc.at_cap()));
@@ -1047,18 +1088,22 @@ mod tests {
         // are in the git history only), and the same JSON fields when written again.
         let dir = crate::project_root().join("results").join("edgerefine");
         let plan = Plan::full();
+        let before = Plan::full_before_dense_path();
         let mut n = 0;
         for dp in &plan.datasets {
             let grid = NodeGrid::new(&plan, dp);
+            let before_grid = NodeGrid::new(&before, dp);
             for slot in grid.slots() {
                 for &seed in &plan.seeds {
                     let file = chunk_file(&dir, &grid, slot, seed);
                     let text = std::fs::read_to_string(&file)
                         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
                     let c: Chunk = serde_json::from_str(&text).unwrap();
-                    assert_eq!(
-                        c.fingerprint,
-                        grid.fingerprint(slot, seed),
+                    // Made by this plan, or by the plan before the dense training path (whose
+                    // chunks --resume completes: `NodeGrid::rerun_dense`).
+                    assert!(
+                        c.fingerprint == grid.fingerprint(slot, seed)
+                            || c.fingerprint == before_grid.fingerprint(slot, seed),
                         "{}",
                         file.display()
                     );

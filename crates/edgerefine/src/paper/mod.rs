@@ -44,8 +44,8 @@ pub mod speed;
 
 #[cfg(feature = "train")]
 pub use plan::{
-    BlinkProtocol, Calibration, CalibrationTable, DENSE_EDGES, DatasetPlan, KSweep, Plan,
-    TRAIN_EDGE_LIMIT, VERY_DENSE_EDGES, methods,
+    BlinkProtocol, Calibration, CalibrationTable, DENSE_EDGES, DatasetPlan, DenseCaps, KSweep,
+    Plan, TRAIN_EDGE_LIMIT, VERY_DENSE_EDGES, methods,
 };
 
 use serde::Serialize;

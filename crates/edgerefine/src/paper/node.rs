@@ -418,8 +418,9 @@ impl<'p> NodeGrid<'p> {
     }
 
     /// Everything that decides a chunk's numbers, as text: the dataset, ε, seed, epoch budget,
-    /// models, methods, dense caps and the training edge limit (when there is one). The format is fixed: the committed chunk caches are
-    /// found by it (the models keep their former preset names `edgerefine-<model>`).
+    /// models, methods, and the dense caps and the training edge limit where the plan has
+    /// them. The format is fixed: the committed chunk caches are found by it (the models keep
+    /// their former preset names `edgerefine-<model>`).
     ///
     /// # Example
     /// ```
@@ -432,7 +433,7 @@ impl<'p> NodeGrid<'p> {
     pub fn fingerprint(&self, slot: Slot, seed: u64) -> String {
         let p = self.plan;
         format!(
-            "{} eps {:?} seed {seed} epochs {} patience {} models {:?} methods {:?} dense {} {} {DENSE_EDGES} {VERY_DENSE_EDGES}",
+            "{} eps {:?} seed {seed} epochs {} patience {} models {:?} methods {:?}{}",
             self.dataset.name,
             self.eps_of(slot),
             self.dataset.max_epochs,
@@ -445,8 +446,10 @@ impl<'p> NodeGrid<'p> {
                 .iter()
                 .map(|x| x.1.label())
                 .collect::<Vec<_>>(),
-            p.dense_epochs,
-            p.very_dense_epochs
+            p.dense_caps.map_or(String::new(), |c| format!(
+                " dense {} {} {DENSE_EDGES} {VERY_DENSE_EDGES}",
+                c.dense_epochs, c.very_dense_epochs
+            ))
         ) + &p
             .train_edge_limit
             .map_or(String::new(), |l| format!(" train-edge-limit {l}"))
@@ -461,9 +464,68 @@ impl<'p> NodeGrid<'p> {
     /// # Errors
     /// Release and training errors; a training error names the model and dataset.
     pub fn run_chunk(&self, ds: &NodeDataset, slot: Slot, seed: u64) -> Result<Chunk> {
+        self.run_methods(ds, slot, seed, |_| true)
+    }
+
+    /// Whether the method at `index` of [`Self::methods`] is one of the plan's dense methods.
+    pub fn is_dense_method(&self, index: usize) -> bool {
+        index >= FIXED.len() + self.plan.methods.len() && index < self.methods.len()
+    }
+
+    /// The chunk `(slot, seed)` made from `earlier`, the same chunk of a plan that differs from
+    /// this one only in how the dense methods train (its caps and edge limit:
+    /// [`Plan::full_before_dense_path`]): `earlier`'s releases and runs of the other methods
+    /// are kept as they are (their numbers do not depend on the dense methods: every release
+    /// and run is seeded by method, ε and seed alone), and the dense methods of the slot run
+    /// again under this plan. The chunk's seconds are `earlier`'s plus the new runs'.
+    ///
+    /// # Errors
+    /// As [`Self::run_chunk`].
+    pub fn rerun_dense(
+        &self,
+        ds: &NodeDataset,
+        slot: Slot,
+        seed: u64,
+        earlier: &Chunk,
+    ) -> Result<Chunk> {
+        let mut chunk = self.run_methods(ds, slot, seed, |mi| self.is_dense_method(mi))?;
+        let kept = |mi: usize| !self.is_dense_method(mi);
+        let mut releases: Vec<_> = earlier
+            .releases
+            .iter()
+            .filter(|(mi, _)| kept(*mi))
+            .cloned()
+            .collect();
+        releases.append(&mut chunk.releases);
+        releases.sort_by_key(|(mi, _)| *mi);
+        let mut trains: Vec<_> = earlier
+            .trains
+            .iter()
+            .filter(|(_, mi, _)| kept(*mi))
+            .cloned()
+            .collect();
+        trains.append(&mut chunk.trains);
+        trains.sort_by_key(|(_, mi, _)| *mi);
+        Ok(Chunk {
+            releases,
+            trains,
+            seconds: earlier.seconds + chunk.seconds,
+            ..chunk
+        })
+    }
+
+    /// [`Self::run_chunk`] for the slot's methods whose index passes `only`.
+    fn run_methods(
+        &self,
+        ds: &NodeDataset,
+        slot: Slot,
+        seed: u64,
+        only: impl Fn(usize) -> bool,
+    ) -> Result<Chunk> {
         let t0 = Instant::now();
         let g = ds.graph();
-        let ms = self.chunk_methods(slot);
+        let mut ms = self.chunk_methods(slot);
+        ms.retain(|(mi, _)| only(*mi));
         let methods: Vec<Method> = ms.iter().map(|x| x.1).collect();
         let released = match self.eps_of(slot) {
             Some(e) => release_many(g, &methods, e, seed)?,
@@ -884,13 +946,20 @@ mod tests {
         // From results/edgerefine/cache/cora/eps0.5-seed0.json as of `ba0accb` (`--full` before
         // the paper's 700 / 100 protocol and the artifact's Blink): that plan still finds it.
         let full = Plan::full();
+        let before = Plan::full_before_dense_path();
         let p = Plan::full_before_paper_protocol();
         let now = NodeGrid::new(&full, &full.datasets[0]).fingerprint(Some(0), 0);
+        let was = NodeGrid::new(&before, &before.datasets[0]).fingerprint(Some(0), 0);
         assert!(
-            now.starts_with("cora eps Some(0.5) seed 0 epochs 700 patience 100 models")
-                && now.contains("\"Blink-hard (EdgeRefine artifact's variant)\"")
-                && now.ends_with("dense 20 3 300000 500000 train-edge-limit 4000000"),
-            "{now}"
+            was.starts_with("cora eps Some(0.5) seed 0 epochs 700 patience 100 models")
+                && was.contains("\"Blink-hard (EdgeRefine artifact's variant)\"")
+                && was.ends_with("dense 20 3 300000 500000 train-edge-limit 4000000"),
+            "{was}"
+        );
+        // Without caps and edge limit: the same text up to them.
+        assert_eq!(
+            format!("{now} dense 20 3 300000 500000 train-edge-limit 4000000"),
+            was
         );
         let grid = NodeGrid::new(&p, &p.datasets[0]);
         assert_eq!(

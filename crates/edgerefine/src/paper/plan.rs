@@ -1,19 +1,21 @@
 //! EdgeRefine's experiment plan (feature `train`): the node-classification grid over ε, the
 //! MUTAG table and Blink's own protocol, as typed configuration ([`Plan::quick`],
-//! [`Plan::full`]), with the epoch caps by release size ([`Plan::epochs_for`]).
+//! [`Plan::full`]), with the epoch budget by release size ([`Plan::epochs_for`]).
 
 use crate::baselines::{BlinkArtifactVariant, BlinkVariant};
 use crate::eval::{EdgeCount, GraphModel, Method, NodeModel};
 use crate::{ArtifactCalibration, TieBreak};
 
-/// Releases with more edges than this (dense randomized-response-style graphs) are trained
-/// with the dense epoch cap.
+/// Releases with more edges than this (dense randomized-response-style graphs) are dense: they
+/// were trained with [`DenseCaps::dense_epochs`] in the plans that had caps.
 pub const DENSE_EDGES: usize = 300_000;
-/// Releases with more edges than this are trained with the very-dense epoch cap.
+/// Releases with more edges than this were trained with [`DenseCaps::very_dense_epochs`] in the
+/// plans that had caps.
 pub const VERY_DENSE_EDGES: usize = 500_000;
-/// The full plan's [`Plan::train_edge_limit`]: 4·10⁶ undirected edges (8·10⁶ messages; GAT's
-/// 128-wide messages then take 4 GB a tensor). Above it are the dense releases of AMAP at
-/// ε ≤ 2 (SymRR 3.5–11 M edges, RR up to 18 M) and of none of the smaller datasets.
+/// The [`Plan::train_edge_limit`] of [`Plan::full_before_dense_path`]: 4·10⁶ undirected edges
+/// (8·10⁶ messages; GAT's 128-wide messages then took 4 GB a tensor). Above it are the dense
+/// releases of AMAP at ε ≤ 2 (SymRR 3.5–11 M edges, RR up to 18 M) and of none of the smaller
+/// datasets.
 pub const TRAIN_EDGE_LIMIT: usize = 4_000_000;
 
 /// One node dataset of the plan: its ε grid and epoch budget.
@@ -27,6 +29,24 @@ pub struct DatasetPlan {
     pub max_epochs: usize,
     /// Early-stopping patience of releases that are not dense.
     pub patience: usize,
+}
+
+/// The epoch caps of dense releases in the plans made before the dense training path
+/// (`gnn::Aggregation`): each capped run counts as trained to the cap, without early stopping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DenseCaps {
+    /// Epoch cap (and patience) for releases with more than [`DENSE_EDGES`] edges.
+    pub dense_epochs: usize,
+    /// Epoch cap (and patience) for releases with more than [`VERY_DENSE_EDGES`] edges.
+    pub very_dense_epochs: usize,
+}
+
+impl DenseCaps {
+    /// The caps of the `--full` plans before the dense path: 20 and 3 epochs.
+    pub const BEFORE_DENSE_PATH: Self = Self {
+        dense_epochs: 20,
+        very_dense_epochs: 3,
+    };
 }
 
 /// The node-classification grid, the MUTAG table and Blink's own protocol: which datasets,
@@ -45,14 +65,11 @@ pub struct Plan {
     pub dense_eps: Vec<f64>,
     /// Seeds: each release and training run is repeated per seed.
     pub seeds: Vec<u64>,
-    /// Epoch cap (and patience) for releases with more than [`DENSE_EDGES`] edges.
-    pub dense_epochs: usize,
-    /// Epoch cap (and patience) for releases with more than [`VERY_DENSE_EDGES`] edges.
-    pub very_dense_epochs: usize,
+    /// Epoch caps of dense releases (`None`: every release trains under the dataset's own
+    /// budget, as the paper's protocol).
+    pub dense_caps: Option<DenseCaps>,
     /// Releases with more edges than this are released and measured but not trained on
-    /// (`None`: no limit). Message passing keeps `edges × width` floats per layer, several
-    /// times for the gradients: GAT's 8 × 16 heads on a 10⁷-edge release would need tens of
-    /// GB. The tables count the releases left out.
+    /// (`None`: no limit). The tables count the releases left out.
     pub train_edge_limit: Option<usize>,
     /// Methods of the MUTAG table (per-graph releases).
     pub mutag_methods: Vec<Method>,
@@ -219,8 +236,10 @@ impl Plan {
             dense_methods: vec![],
             dense_eps: vec![],
             seeds: vec![0, 1],
-            dense_epochs: 20,
-            very_dense_epochs: 5,
+            dense_caps: Some(DenseCaps {
+                dense_epochs: 20,
+                very_dense_epochs: 5,
+            }),
             train_edge_limit: None,
             mutag_methods: vec![Method::Origin, Method::NoGraph, er1, Method::SymRr],
             mutag_models: vec![GraphModel::Gin],
@@ -268,7 +287,8 @@ impl Plan {
 
     /// `cargo xtask repro --full`, the paper's protocol: Cora, DBLP, ACM and AMAP over
     /// ε ∈ {0.5, …, 3.5}, GCN, GAT and GIN, ≤ 700 epochs with patience 100, 5 seeds, the dense
-    /// baselines at every ε (under the dense caps, counted), MUTAG with GCN, GAT and GIN, the
+    /// baselines at every ε (under the same protocol: no caps, no edge limit; GCN and GIN
+    /// aggregate them with the dense product), MUTAG with GCN, GAT and GIN, the
     /// full Blink grid, the k sweep over k ∈ {0.001, …, 1} (GCN; GAT and GIN at the artifact's
     /// Table 7 setting) and the artifact's calibrations on DBLP and Cora.
     pub fn full() -> Self {
@@ -292,9 +312,8 @@ impl Plan {
             dense_methods: vec![Method::SymRr, Method::Rr, Method::Blink(BlinkVariant::Soft)],
             dense_eps: vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5],
             seeds: vec![0, 1, 2, 3, 4],
-            dense_epochs: 20,
-            very_dense_epochs: 3,
-            train_edge_limit: Some(TRAIN_EDGE_LIMIT),
+            dense_caps: None,
+            train_edge_limit: None,
             mutag_methods: vec![
                 Method::Origin,
                 Method::NoGraph,
@@ -368,12 +387,25 @@ impl Plan {
         }
     }
 
+    /// The `--full` plan before the dense training path (committed chunk caches up to
+    /// `5178361`): dense releases under [`DenseCaps::BEFORE_DENSE_PATH`], releases above
+    /// [`TRAIN_EDGE_LIMIT`] not trained. Its chunks' plain methods (every method but the
+    /// dense ones) ran exactly as [`Plan::full`] runs them, so `--resume` reuses them and runs
+    /// only the dense methods again.
+    pub fn full_before_dense_path() -> Self {
+        Self {
+            dense_caps: Some(DenseCaps::BEFORE_DENSE_PATH),
+            train_edge_limit: Some(TRAIN_EDGE_LIMIT),
+            ..Self::full()
+        }
+    }
+
     /// The plan of the `--full` reference committed before the paper's 700 / 100 protocol
     /// (`results/edgerefine/`): ≤ 300 epochs with patience 50, no artifact Blink, the dense
     /// baselines at ε = 3.5 only, no training edge limit. Its chunk cache (in the git history,
     /// `ba0accb`) is found under this plan's fingerprints.
     pub fn full_before_paper_protocol() -> Self {
-        let full = Self::full();
+        let full = Self::full_before_dense_path();
         Self {
             datasets: full
                 .datasets
@@ -397,9 +429,10 @@ impl Plan {
     }
 
     /// The epoch cap and patience of a release with `edges` edges of dataset `ds`, and whether
-    /// the release counts as dense: more than [`VERY_DENSE_EDGES`] edges get
-    /// `very_dense_epochs`, more than [`DENSE_EDGES`] get `dense_epochs` (both without early
-    /// stopping before the cap), the rest the dataset's own budget.
+    /// the release counts as dense (more than [`DENSE_EDGES`] edges). Under [`DenseCaps`],
+    /// more than [`VERY_DENSE_EDGES`] edges get `very_dense_epochs` and more than
+    /// [`DENSE_EDGES`] get `dense_epochs` (both without early stopping before the cap);
+    /// otherwise, and without caps, the dataset's own budget.
     ///
     /// # Example
     /// ```
@@ -408,14 +441,15 @@ impl Plan {
     /// let cora = &p.datasets[0];
     /// assert_eq!(p.epochs_for(cora, 10_000), (200, 50, false));
     /// assert_eq!(p.epochs_for(cora, DENSE_EDGES + 1), (20, 20, true));
+    /// let full = Plan::full();
+    /// assert_eq!(full.epochs_for(&full.datasets[0], 10 * DENSE_EDGES), (700, 100, true));
     /// ```
     pub fn epochs_for(&self, ds: &DatasetPlan, edges: usize) -> (usize, usize, bool) {
-        if edges > VERY_DENSE_EDGES {
-            (self.very_dense_epochs, self.very_dense_epochs, true)
-        } else if edges > DENSE_EDGES {
-            (self.dense_epochs, self.dense_epochs, true)
-        } else {
-            (ds.max_epochs, ds.patience, false)
+        let dense = edges > DENSE_EDGES;
+        match self.dense_caps {
+            Some(c) if edges > VERY_DENSE_EDGES => (c.very_dense_epochs, c.very_dense_epochs, true),
+            Some(c) if dense => (c.dense_epochs, c.dense_epochs, true),
+            _ => (ds.max_epochs, ds.patience, dense),
         }
     }
 }

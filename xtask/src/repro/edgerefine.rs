@@ -471,7 +471,7 @@ fn run_grid(
     }
     if dense_rerun > 0 {
         notes.push(format!(
-            "{name}: {dense_rerun} of {} (ε, seed) chunks made from the cached chunks of the plan before the dense training path (caps of 20 / 3 epochs, no training above 4·10⁶ edges): their other methods kept as computed, the dense methods (SymRR, RR, Blink-soft) trained again under this plan.",
+            "{name}: {dense_rerun} of {} (ε, seed) chunks made from the cached chunks of the plan before the dense training path (caps of 20 / 3 epochs, no training above 4·10⁶ edges): the dense methods (SymRR, RR, Blink-soft) and every other release above {DENSE_EDGES} edges (trained under those caps) released and trained again under this plan, the other methods' runs kept as computed.",
             grid.num_chunks()
         ));
     }

@@ -472,12 +472,31 @@ impl<'p> NodeGrid<'p> {
         index >= FIXED.len() + self.plan.methods.len() && index < self.methods.len()
     }
 
+    /// The methods of `earlier` (a chunk of [`Plan::full_before_dense_path`]) that
+    /// [`Self::rerun_dense`] trains again: the plan's dense methods, and every method whose
+    /// release there had more than [`DENSE_EDGES`] edges (trained under the dense caps, or not
+    /// at all above the edge limit: e.g. the artifact's Blink on AMAP from ε = 2.5).
+    pub fn rerun_in(&self, earlier: &Chunk) -> Vec<usize> {
+        let mut out: Vec<usize> = earlier
+            .releases
+            .iter()
+            .filter(|(mi, r)| {
+                self.is_dense_method(*mi) || r.edges > DENSE_EDGES as f64 * r.n.max(1) as f64
+            })
+            .map(|(mi, _)| *mi)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The chunk `(slot, seed)` made from `earlier`, the same chunk of a plan that differs from
-    /// this one only in how the dense methods train (its caps and edge limit:
-    /// [`Plan::full_before_dense_path`]): `earlier`'s releases and runs of the other methods
-    /// are kept as they are (their numbers do not depend on the dense methods: every release
-    /// and run is seeded by method, ε and seed alone), and the dense methods of the slot run
-    /// again under this plan. The chunk's seconds are `earlier`'s plus the new runs'.
+    /// this one only in how dense releases train (its caps and edge limit:
+    /// [`Plan::full_before_dense_path`]): the methods of [`Self::rerun_in`] are released and
+    /// trained again under this plan, and `earlier`'s releases and runs of the others are kept
+    /// as they are (their releases had at most [`DENSE_EDGES`] edges, so the caps never
+    /// applied, and every release and run is seeded by method, ε and seed alone). The chunk's
+    /// seconds are `earlier`'s plus the new runs'.
     ///
     /// # Errors
     /// As [`Self::run_chunk`].
@@ -488,8 +507,11 @@ impl<'p> NodeGrid<'p> {
         seed: u64,
         earlier: &Chunk,
     ) -> Result<Chunk> {
-        let mut chunk = self.run_methods(ds, slot, seed, |mi| self.is_dense_method(mi))?;
-        let kept = |mi: usize| !self.is_dense_method(mi);
+        let again = self.rerun_in(earlier);
+        let mut chunk = self.run_methods(ds, slot, seed, |mi| {
+            self.is_dense_method(mi) || again.contains(&mi)
+        })?;
+        let kept = |mi: usize| !self.is_dense_method(mi) && !again.contains(&mi);
         let mut releases: Vec<_> = earlier
             .releases
             .iter()
@@ -930,6 +952,21 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_dense_rerun_takes_the_dense_methods_and_every_release_that_was_capped() {
+        let p = toy_plan();
+        let grid = NodeGrid::new(&p, &p.datasets[0]);
+        // Slot 1 (ε = 2) has DPRR (index 2) and the dense SymRR (3).
+        let mut c = fake_chunk(&grid, Some(1), 0.5, 10);
+        assert_eq!(grid.rerun_in(&c), vec![3]);
+        // A plain method's release above DENSE_EDGES trained under the caps: again too.
+        c.releases[0].1.edges = (DENSE_EDGES + 1) as f64;
+        assert_eq!(c.releases[0].0, 2);
+        assert_eq!(grid.rerun_in(&c), vec![2, 3]);
+        c.releases[0].1.edges = DENSE_EDGES as f64;
+        assert_eq!(grid.rerun_in(&c), vec![3]);
     }
 
     #[test]

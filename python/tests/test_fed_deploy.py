@@ -221,6 +221,7 @@ def test_deployment_tls_auth_kill_and_resume(tmp_path, bounded):
         assert [x["round"] for x in r["flower"]["rounds"]] == [2, 3]
         assert [x["absent"] for x in r["flower"]["rounds"]] == [[2], [2]]
         assert r["min_clients"] == 2 and r["missing_finals"] == [2]
+        assert "NOT covered" in r["not_covered"], r["not_covered"]
         assert r["f1_per_client"][0] is not None and r["f1_per_client"][1] is not None
         # Clients 0 and 1 released in all 4 exchanges (0 and 1 in run 1, 2 and 3 in run 2).
         assert [r["privacy"][i]["max_releases"] for i in (0, 1)] == [4, 4]

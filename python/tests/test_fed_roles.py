@@ -64,6 +64,8 @@ def test_in_process_run_and_restarted_clients_give_the_same_report(orgs, tmp_pat
     assert (a["bytes_up"], a["bytes_down"]) == (b["bytes_up"], b["bytes_down"])
     assert a["privacy"] == b["privacy"] and a["privacy"][0]["max_releases"] == 3
     assert a["seed"] == SEED and a["events"] == []
+    # The report says what eps(p) leaves out, as `fed simulate --json` does.
+    assert "Model parameters and gradients" in a["not_covered"] and "NOT covered" in a["not_covered"]
 
 
 def test_typed_errors(orgs, tmp_path):

@@ -285,7 +285,8 @@ impl FedServer {
         guard(|| self.inner.accept_final(client, report))
     }
 
-    /// The run's report as JSON: scores, traffic per round, privacy per client, events.
+    /// The run's report as JSON: scores, traffic per round, privacy per client, events, and
+    /// `not_covered`: what ε(p) leaves out (the model updates and gradients of every round).
     fn report(&self) -> PyResult<String> {
         let r = guard(|| self.inner.report())?;
         serde_json::to_string(&r).map_err(|e| DataError::new_err(e.to_string()))

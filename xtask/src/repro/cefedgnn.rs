@@ -370,11 +370,14 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
     let mut k_table = Table::from_rows(LOCAL_STEPS_TITLE, &res.local_steps)?;
     k_table.meta = meta.clone();
     k_table.notes.push(LOCAL_STEPS_NOTE.into());
+    k_table.notes.push(cefedgnn::privacy::NOT_COVERED.into());
     let mut eps_table = Table::from_rows(PRIVACY_TITLE, &res.privacy)?;
     eps_table.meta = meta.clone();
+    eps_table.notes.push(cefedgnn::privacy::NOT_COVERED.into());
     let mut attack = Table::from_rows(ATTACK_TITLE, &res.attack)?;
     attack.meta = meta.clone();
     attack.notes.push(ATTACK_NOTE.into());
+    attack.notes.push(cefedgnn::privacy::NOT_COVERED.into());
     let mut order = Table::from_rows(ORDERING_TITLE, &res.ordering)?;
     order.meta = meta;
     order.notes.push(format!("Paper values: {PAPER_SOURCE}."));

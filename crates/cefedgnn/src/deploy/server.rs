@@ -92,6 +92,9 @@ pub struct RunReport {
     pub privacy: Vec<Option<serde_json::Value>>,
     /// The largest ε(p) (RDP) over the clients' reports.
     pub eps_max: Option<f64>,
+    /// What ε(p) does not cover: the model updates and gradients of every round
+    /// ([`crate::privacy::NOT_COVERED`]).
+    pub not_covered: &'static str,
     /// Refusals and absences, in order.
     pub events: Vec<Event>,
     /// Clients that sent no final report.
@@ -469,6 +472,7 @@ impl OrgServer {
             per_round: log.per_round(),
             privacy,
             eps_max,
+            not_covered: crate::privacy::NOT_COVERED,
             events: self.events.clone(),
             missing_finals: (0..n).filter(|i| !self.finals.contains_key(i)).collect(),
             seed: cfg.seed,

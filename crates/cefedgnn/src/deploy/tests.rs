@@ -148,6 +148,8 @@ fn a_deployed_run_computes_what_simulate_computes() {
         assert!(r.events.is_empty() && r.missing_finals.is_empty());
         let eps = sim.privacy.as_ref().map(|p| p.eps_rdp);
         assert_eq!(r.eps_max, eps);
+        assert_eq!(r.not_covered, crate::privacy::NOT_COVERED);
+        assert!(r.not_covered.contains("NOT covered"));
     }
 }
 

@@ -290,6 +290,7 @@ def serve(grid: Grid, s: Settings) -> dict[str, Any]:
     if s.report:
         _write_json(s.report, report)
     log(INFO, "dpgraph.fed: run finished: f1_mean %.4f, %d bytes", report["f1_mean"], report["bytes_up"] + report["bytes_down"])
+    log(INFO, "dpgraph.fed: guarantee: eps(p) at most %s for the released boundary rows. %s", report["eps_max"], report["not_covered"])
     return report
 
 

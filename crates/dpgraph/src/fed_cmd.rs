@@ -4,10 +4,11 @@
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result, bail};
-use cefedgnn::aml::{AmlGenConfig, generate, load_by_name};
+use cefedgnn::aml::{AmlGenConfig, generate, load_amlworld_trans, load_by_name};
 use cefedgnn::estimator::GradientMode;
 use cefedgnn::train::{
-    FedTask, FedTrainConfig, Method, ModelKind, PartitionKind, simulate, task_rng,
+    AmlSplit, AmlTaskOptions, FedTask, FedTrainConfig, Method, ModelKind, PartitionKind, simulate,
+    task_rng,
 };
 use clap::Subcommand;
 use graph_core::Registry;
@@ -22,12 +23,25 @@ use crate::{Global, emit};
 #[derive(clap::Args, Debug)]
 pub(crate) struct TaskArgs {
     /// Dataset: a citation graph (cora, acm, dblp, amap, …), an AML dataset (amlsim-small,
-    /// one client per bank), or `aml-generated` (see --generate-accounts).
+    /// amlworld-sample, …), or `aml-generated` (see --generate-accounts).
+    #[arg(long, required_unless_present = "aml_file")]
+    dataset: Option<String>,
+    /// A bank's own AMLworld-format transaction file (`*_Trans.csv`, plain or gzipped, as the
+    /// published HI/LI files: Timestamp, From Bank, Account, To Bank, Account, Amount Received,
+    /// Receiving Currency, Amount Paid, Payment Currency, Payment Format, Is Laundering), read
+    /// by the same checked loader as the registry's AMLworld sample; the task is named after
+    /// the file.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["dataset", "generate_accounts"])]
+    aml_file: Option<std::path::PathBuf>,
+    /// Number of clients N: citation graphs are partitioned into N (default 5); AML banks are
+    /// grouped into N clients of about equal account counts (default: one client per bank).
     #[arg(long)]
-    dataset: String,
-    /// Number of clients N for citation graphs (AML: one per bank).
-    #[arg(long, default_value_t = 5)]
-    clients: usize,
+    clients: Option<usize>,
+    /// Split of AML accounts into training, validation and test (60/20/20): random (default)
+    /// or time (by each account's first transaction, earliest training, as Multi-GNN splits
+    /// AMLworld). Citation graphs have a random split only.
+    #[arg(long, value_parser = crate::choices::parser::<AmlSplit>())]
+    split: Option<AmlSplit>,
     /// Partition of citation graphs into clients.
     #[arg(long, value_parser = crate::choices::parser::<PartitionKind>(),
           default_value_t = PartitionKind::Random)]
@@ -114,36 +128,72 @@ pub(crate) enum FedCmd {
     },
 }
 
+impl TaskArgs {
+    /// The task's name: the dataset in lower case, or the AML file's name.
+    fn name(&self) -> String {
+        match (&self.aml_file, &self.dataset) {
+            (Some(path), _) => path
+                .file_name()
+                .map_or_else(|| "aml-file".into(), |f| f.to_string_lossy().into_owned()),
+            (None, Some(d)) => d.to_ascii_lowercase(),
+            // clap requires one of them.
+            (None, None) => "aml-generated".into(),
+        }
+    }
+
+    /// Whether the task is an AML one (account graph, GINE by default).
+    fn is_aml(&self) -> bool {
+        self.aml_file.is_some()
+            || self.generate_accounts.is_some()
+            || self.name().starts_with("aml")
+    }
+
+    /// The clients and split of an AML task.
+    fn aml_options(&self) -> AmlTaskOptions {
+        AmlTaskOptions {
+            clients: self.clients,
+            split: self.split.unwrap_or(AmlSplit::Random),
+            ..AmlTaskOptions::default()
+        }
+    }
+}
+
 fn build_task(args: &TaskArgs, rng: &mut rand_chacha::ChaCha8Rng) -> Result<FedTask> {
-    let name = args.dataset.to_ascii_lowercase();
-    let aml = name.starts_with("aml");
-    Ok(
-        if name == "aml-generated" || args.generate_accounts.is_some() {
-            let accounts = args.generate_accounts.unwrap_or(4000);
-            let cfg = AmlGenConfig {
-                num_banks: args.banks,
-                num_accounts: accounts,
-                num_normal: accounts * 10,
-                ..AmlGenConfig::default()
-            };
-            let tg = generate(&cfg, rng)?;
-            FedTask::from_account_graph("aml-generated", &tg.to_account_graph()?, 0.6, 0.2, rng)?
-        } else if aml {
-            // Installed on first use where it can be (else the manual steps), then read by
-            // cefedgnn's AML loader.
-            if !Registry::embedded().get(&name)?.is_installed(&data_dir()) {
-                load_named(&name)?;
-            }
-            let tg = load_by_name(&name, &data_dir()).with_context(|| format!("loading {name}"))?;
-            FedTask::from_account_graph(&name, &tg.to_account_graph()?, 0.6, 0.2, rng)?
-        } else {
-            let Dataset::Nodes(ds) = load_named(&name)? else {
-                bail!("{name} is not a node-classification dataset");
-            };
-            let part = args.partition;
-            FedTask::from_node_dataset(&ds, args.clients, part, 0.2, 0.2, rng)?
-        },
-    )
+    let name = args.name();
+    let aml = args.is_aml();
+    if !aml && args.split.is_some_and(|s| s != AmlSplit::Random) {
+        bail!("--split time needs transaction times: only AML tasks have them");
+    }
+    let options = args.aml_options();
+    Ok(if let Some(path) = &args.aml_file {
+        let tg =
+            load_amlworld_trans(path).with_context(|| format!("reading {}", path.display()))?;
+        FedTask::from_account_graph_with(&name, &tg.to_account_graph()?, &options, rng)?
+    } else if name == "aml-generated" || args.generate_accounts.is_some() {
+        let accounts = args.generate_accounts.unwrap_or(4000);
+        let cfg = AmlGenConfig {
+            num_banks: args.banks,
+            num_accounts: accounts,
+            num_normal: accounts * 10,
+            ..AmlGenConfig::default()
+        };
+        let tg = generate(&cfg, rng)?;
+        FedTask::from_account_graph_with("aml-generated", &tg.to_account_graph()?, &options, rng)?
+    } else if aml {
+        // Installed on first use where it can be (else the manual steps), then read by
+        // cefedgnn's AML loader.
+        if !Registry::embedded().get(&name)?.is_installed(&data_dir()) {
+            load_named(&name)?;
+        }
+        let tg = load_by_name(&name, &data_dir()).with_context(|| format!("loading {name}"))?;
+        FedTask::from_account_graph_with(&name, &tg.to_account_graph()?, &options, rng)?
+    } else {
+        let Dataset::Nodes(ds) = load_named(&name)? else {
+            bail!("{name} is not a node-classification dataset");
+        };
+        let part = args.partition;
+        FedTask::from_node_dataset(&ds, args.clients.unwrap_or(5), part, 0.2, 0.2, rng)?
+    })
 }
 
 /// The seed of the run's training randomness (task, initialisation, sampling, dropout): `--seed`,
@@ -222,8 +272,7 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
     let seed = training_seed(global)?;
     let noise = dp_core::rng::NoiseSource::from_seed(global.seed);
     let mut rng = task_rng(seed);
-    let name = task_args.dataset.to_ascii_lowercase();
-    let aml = name.starts_with("aml");
+    let aml = task_args.is_aml();
     let task = build_task(task_args, &mut rng)?;
     let model = model.unwrap_or(if aml { ModelKind::Gine } else { ModelKind::Gcn });
     let base = if aml {

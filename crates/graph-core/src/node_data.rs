@@ -53,6 +53,56 @@ impl NodeSplit {
         })
     }
 
+    /// A split along a given order of the nodes (e.g. by time, as Multi-GNN splits AML data):
+    /// the first `round(train_frac·n)` nodes of `order` train, the next `round(val_frac·n)`
+    /// validate, the rest test.
+    ///
+    /// # Errors
+    /// [`GraphError::InvalidParam`] for fractions as in [`NodeSplit::random`], or an `order`
+    /// that is not a permutation of `0..order.len()`.
+    ///
+    /// # Example
+    /// ```
+    /// use graph_core::NodeSplit;
+    /// let s = NodeSplit::ordered(&[4, 3, 2, 1, 0], 0.6, 0.2)?;
+    /// assert_eq!(s.train, [false, false, true, true, true]);
+    /// assert_eq!(s.val, [false, true, false, false, false]);
+    /// assert_eq!(s.test, [true, false, false, false, false]);
+    /// assert!(NodeSplit::ordered(&[0, 0], 0.5, 0.5).is_err());
+    /// # Ok::<(), graph_core::GraphError>(())
+    /// ```
+    pub fn ordered(order: &[usize], train_frac: f64, val_frac: f64) -> Result<Self> {
+        let n = order.len();
+        let mut seen = vec![false; n];
+        for &i in order {
+            if i >= n || std::mem::replace(&mut seen[i], true) {
+                return Err(GraphError::InvalidParam {
+                    name: "order",
+                    value: i.to_string(),
+                    reason: "must be a permutation of the nodes",
+                });
+            }
+        }
+        check_fractions(train_frac, val_frac)?;
+        let (n_train, n_val) = split_sizes(n, train_frac, val_frac);
+        let mut split = Self {
+            train: vec![false; n],
+            val: vec![false; n],
+            test: vec![false; n],
+        };
+        for (k, &i) in order.iter().enumerate() {
+            let mask = if k < n_train {
+                &mut split.train
+            } else if k < n_train + n_val {
+                &mut split.val
+            } else {
+                &mut split.test
+            };
+            mask[i] = true;
+        }
+        Ok(split)
+    }
+
     /// `(train, val, test)` sizes.
     pub fn counts(&self) -> (usize, usize, usize) {
         let c = |m: &[bool]| m.iter().filter(|&&b| b).count();
@@ -81,6 +131,24 @@ pub fn random_split_indices<R: Rng + ?Sized>(
     val_frac: f64,
     rng: &mut R,
 ) -> Result<[Vec<usize>; 3]> {
+    check_fractions(train_frac, val_frac)?;
+    let mut perm: Vec<usize> = (0..n).collect();
+    perm.shuffle(rng);
+    let (n_train, n_val) = split_sizes(n, train_frac, val_frac);
+    let test = perm.split_off(n_train + n_val);
+    let val = perm.split_off(n_train);
+    Ok([perm, val, test])
+}
+
+/// The training and validation sizes of a split of `n` nodes (rounded, within `n`).
+fn split_sizes(n: usize, train_frac: f64, val_frac: f64) -> (usize, usize) {
+    let n_train = ((train_frac * n as f64).round() as usize).min(n);
+    let n_val = ((val_frac * n as f64).round() as usize).min(n - n_train);
+    (n_train, n_val)
+}
+
+/// Both fractions in [0, 1], their sum at most 1.
+fn check_fractions(train_frac: f64, val_frac: f64) -> Result<()> {
     for (name, v) in [("train_frac", train_frac), ("val_frac", val_frac)] {
         if !v.is_finite() || !(0.0..=1.0).contains(&v) {
             return Err(GraphError::InvalidParam {
@@ -97,13 +165,7 @@ pub fn random_split_indices<R: Rng + ?Sized>(
             reason: "train_frac + val_frac exceeds 1",
         });
     }
-    let mut perm: Vec<usize> = (0..n).collect();
-    perm.shuffle(rng);
-    let n_train = ((train_frac * n as f64).round() as usize).min(n);
-    let n_val = ((val_frac * n as f64).round() as usize).min(n - n_train);
-    let test = perm.split_off(n_train + n_val);
-    let val = perm.split_off(n_train);
-    Ok([perm, val, test])
+    Ok(())
 }
 
 /// One graph with node features (`n × d`, `f32`), class labels in `0..num_classes` and an

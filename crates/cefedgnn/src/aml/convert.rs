@@ -67,6 +67,9 @@ pub struct AccountGraph {
     pub edge_labels: Vec<u32>,
     /// Edge index of every transaction (`None` for self-transactions).
     pub tx_edge: Vec<Option<u32>>,
+    /// Time of every account's first transaction, self-transactions included (minutes since
+    /// 1970-01-01 UTC; `None` when the source has no times).
+    pub first_seen: Vec<Option<i64>>,
 }
 
 fn log1p(x: f64) -> f32 {
@@ -239,6 +242,18 @@ impl TransactionGraph {
             edge_features: edge,
             edge_labels,
             tx_edge,
+            first_seen: {
+                let mut first: Vec<Option<i64>> = vec![None; n];
+                for t in txs {
+                    if let Some(time) = t.time {
+                        for a in [t.src, t.dst] {
+                            let f = &mut first[a as usize];
+                            *f = Some(f.map_or(time, |x| x.min(time)));
+                        }
+                    }
+                }
+                first
+            },
         })
     }
 
@@ -293,5 +308,141 @@ impl AccountGraph {
     /// [`FedError::InvalidParam`] (`num_clients`) with fewer than 2 banks.
     pub fn federate_by_bank(&self) -> Result<FederatedGraph> {
         FederatedGraph::by_attribute(self.graph.clone(), &self.banks)
+    }
+
+    /// The bank → client map of [`Self::federate_by_bank_groups`]: banks by decreasing
+    /// account count (ties by bank index), each to the client with the fewest accounts so far
+    /// (ties by client index). Banks without accounts are left out.
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] (`clients`) for fewer than 2 clients or more clients than
+    /// banks with accounts.
+    pub fn bank_groups(&self, clients: usize) -> Result<Vec<(u32, u32)>> {
+        let mut count: std::collections::BTreeMap<u32, usize> = Default::default();
+        for &b in &self.banks {
+            *count.entry(b).or_default() += 1;
+        }
+        if clients < 2 || clients > count.len() {
+            return Err(FedError::param(
+                "clients",
+                clients,
+                "banks are grouped into between 2 clients and one client per bank",
+            ));
+        }
+        let mut banks: Vec<(u32, usize)> = count.into_iter().collect();
+        banks.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut load = vec![0usize; clients];
+        let mut out = Vec::with_capacity(banks.len());
+        for (bank, n) in banks {
+            let c = (0..clients)
+                .min_by_key(|&c| (load[c], c))
+                .expect("at least 2 clients");
+            load[c] += n;
+            out.push((bank, c as u32));
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// The federated setting with the banks grouped into `clients` clients of about equal
+    /// account counts ([`Self::bank_groups`]): one organisation per group, as banks that share
+    /// a deployment would run it.
+    ///
+    /// # Errors
+    /// As [`Self::bank_groups`].
+    ///
+    /// # Complexity
+    /// O(n + B log B) for n accounts and B banks, then the setting's construction.
+    pub fn federate_by_bank_groups(&self, clients: usize) -> Result<FederatedGraph> {
+        let groups: std::collections::BTreeMap<u32, u32> =
+            self.bank_groups(clients)?.into_iter().collect();
+        let client: Vec<u32> = self.banks.iter().map(|b| groups[b]).collect();
+        FederatedGraph::by_attribute(self.graph.clone(), &client)
+    }
+
+    /// The accounts in time order: by their first transaction ([`Self::first_seen`]), ties by
+    /// account index; accounts without a timed transaction (none in an AMLworld file, where
+    /// every account comes from a transaction; generated banks can have idle accounts) after
+    /// every account that transacts.
+    ///
+    /// # Errors
+    /// [`FedError::Inconsistent`] when no transaction has a time (a source without times
+    /// cannot be split by time).
+    pub fn time_order(&self) -> Result<Vec<usize>> {
+        if self.first_seen.iter().all(Option::is_none) {
+            return Err(FedError::Inconsistent(
+                "no transaction has a time: a time-ordered split needs them".into(),
+            ));
+        }
+        let mut keyed: Vec<(bool, i64, usize)> = self
+            .first_seen
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.is_none(), t.unwrap_or(0), i))
+            .collect();
+        keyed.sort_unstable();
+        Ok(keyed.into_iter().map(|(_, _, i)| i).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use crate::aml::{AmlGenConfig, generate};
+
+    fn accounts() -> super::AccountGraph {
+        let cfg = AmlGenConfig {
+            num_banks: 6,
+            num_accounts: 600,
+            num_normal: 6000,
+            ..AmlGenConfig::default()
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        generate(&cfg, &mut rng).unwrap().to_account_graph().unwrap()
+    }
+
+    #[test]
+    fn banks_are_grouped_into_clients_of_about_equal_size() {
+        let ag = accounts();
+        let mut size = std::collections::BTreeMap::<u32, usize>::new();
+        for &b in &ag.banks {
+            *size.entry(b).or_default() += 1;
+        }
+        let largest = *size.values().max().unwrap();
+        for clients in 2..=size.len() {
+            let groups = ag.bank_groups(clients).unwrap();
+            assert_eq!(groups.len(), size.len(), "every bank in one group");
+            let mut load = vec![0usize; clients];
+            for (bank, c) in &groups {
+                load[*c as usize] += size[bank];
+            }
+            assert!(load.iter().all(|&l| l > 0), "{clients}: {load:?}");
+            let (lo, hi) = (load.iter().min().unwrap(), load.iter().max().unwrap());
+            assert!(hi - lo <= largest, "{clients}: {load:?}");
+            let fed = ag.federate_by_bank_groups(clients).unwrap();
+            assert_eq!(fed.clients().len(), clients);
+        }
+        for bad in [0, 1, size.len() + 1] {
+            assert!(ag.bank_groups(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_time_order_follows_the_first_transactions() {
+        let mut ag = accounts();
+        let order = ag.time_order().unwrap();
+        assert_eq!(order.len(), ag.first_seen.len());
+        // Timed accounts in time order, then the idle ones (the generator has some).
+        let key = |i: usize| (ag.first_seen[i].is_none(), ag.first_seen[i]);
+        assert!(order.windows(2).all(|w| key(w[0]) <= key(w[1])));
+        let idle = ag.first_seen.iter().filter(|t| t.is_none()).count();
+        assert!(idle < order.len() / 10, "{idle}");
+        // A source without times cannot be split by time: a typed error.
+        ag.first_seen.iter_mut().for_each(|t| *t = None);
+        assert!(matches!(
+            ag.time_order(),
+            Err(crate::error::FedError::Inconsistent(_))
+        ));
     }
 }

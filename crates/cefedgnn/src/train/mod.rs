@@ -47,7 +47,7 @@ pub use fedsage::{
 pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState, ViewData};
 pub use run::{ClientObservation, FedReport, RoundInfo, simulate, simulate_observed};
 pub(crate) use run::{apply_broadcast, noise_rng, score, trainer_rng};
-pub use task::{FedTask, Metric, PartitionKind, task_rng};
+pub use task::{AmlSplit, AmlTaskOptions, FedTask, Metric, PartitionKind, task_rng};
 
 use dp_core::rng::NoiseSource;
 use serde::{Deserialize, Serialize};

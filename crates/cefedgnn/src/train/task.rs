@@ -112,9 +112,42 @@ impl FedTask {
         val_frac: f64,
         rng: &mut R,
     ) -> Result<Self> {
-        let fed = ag.federate_by_bank()?;
+        Self::from_account_graph_with(
+            name,
+            ag,
+            &AmlTaskOptions {
+                train_frac,
+                val_frac,
+                ..AmlTaskOptions::default()
+            },
+            rng,
+        )
+    }
+
+    /// [`FedTask::from_account_graph`] with the clients and the split of `options`: the banks
+    /// grouped into `options.clients` clients ([`AccountGraph::federate_by_bank_groups`]) or one
+    /// client per bank, and a random or time-ordered split ([`AmlSplit`]).
+    ///
+    /// # Errors
+    /// As [`FedTask::new`]; [`FedError::InvalidParam`] for a client count the banks cannot
+    /// serve; [`FedError::Inconsistent`] for a time-ordered split of accounts without
+    /// transaction times; graph-core's errors for the fractions.
+    pub fn from_account_graph_with<R: rand::Rng + ?Sized>(
+        name: &str,
+        ag: &AccountGraph,
+        options: &AmlTaskOptions,
+        rng: &mut R,
+    ) -> Result<Self> {
+        let fed = match options.clients {
+            Some(c) => ag.federate_by_bank_groups(c)?,
+            None => ag.federate_by_bank()?,
+        };
         let n = ag.graph.num_nodes();
-        let split = NodeSplit::random(n, train_frac, val_frac, rng)?;
+        let (train_frac, val_frac) = (options.train_frac, options.val_frac);
+        let split = match options.split {
+            AmlSplit::Random => NodeSplit::random(n, train_frac, val_frac, rng)?,
+            AmlSplit::Time => NodeSplit::ordered(&ag.time_order()?, train_frac, val_frac)?,
+        };
         Self::new(
             name,
             fed,
@@ -125,6 +158,42 @@ impl FedTask {
             Some(ag.edge_features.clone()),
             Metric::BinaryF1,
         )
+    }
+}
+
+graph_core::choice_enum! {
+    /// How the accounts of an AML task are split into training, validation and test (`--split`).
+    pub enum AmlSplit: "split" {
+        /// A seeded random split.
+        Random => "random",
+        /// By time, as Multi-GNN splits AMLworld: accounts ordered by their first transaction,
+        /// the earliest train, the next validate, the latest test.
+        Time => "time",
+    }
+}
+
+/// The clients and the split of an AML task ([`FedTask::from_account_graph_with`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AmlTaskOptions {
+    /// Banks grouped into this many clients (`None`: one client per bank).
+    pub clients: Option<usize>,
+    /// Random or time-ordered.
+    pub split: AmlSplit,
+    /// Share of the accounts that train.
+    pub train_frac: f64,
+    /// Share of the accounts that validate (the rest test).
+    pub val_frac: f64,
+}
+
+impl Default for AmlTaskOptions {
+    /// One client per bank, a random 60/20/20 split (the tables' AML protocol).
+    fn default() -> Self {
+        Self {
+            clients: None,
+            split: AmlSplit::Random,
+            train_frac: 0.6,
+            val_frac: 0.2,
+        }
     }
 }
 

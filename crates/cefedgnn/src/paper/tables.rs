@@ -304,8 +304,10 @@ pub fn privacy_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Pr
     Ok(rows)
 }
 
-/// A row of the attack table: the attribute-inference attack ([`crate::attack`]) on the rows
-/// the most exposed client received from CE-FedGNN at noise multiplier σ₀ (first seed).
+/// A row of the attack table: the attacks of [`crate::attack`] on the rows the most exposed
+/// client received from CE-FedGNN at noise multiplier σ₀ (first seed): the label of remote
+/// nodes and their links (what a bank cares about), and the paper's attribute inference (the
+/// weak one).
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct AttackRow {
     /// The setting's label.
@@ -317,6 +319,19 @@ pub struct AttackRow {
     pub attack: AttackReport,
     /// `mse_regression / mse_mean` (< 1: the rows leak something the mean does not know).
     pub regression_vs_mean: f64,
+    /// Label attack ([`crate::attack::label_attack`]): accuracy on the remote nodes.
+    pub label_accuracy: f64,
+    /// Its balanced accuracy.
+    pub label_balanced_accuracy: f64,
+    /// The prior: the attacker's most frequent own label, its accuracy on the remote nodes.
+    pub label_prior_accuracy: f64,
+    /// The prior's balanced accuracy (1 / classes present).
+    pub label_prior_balanced_accuracy: f64,
+    /// Edge attack ([`crate::attack::edge_attack`]): ROC-AUC for "two remote nodes are
+    /// linked" (0.5: the prior).
+    pub edge_auc: f64,
+    /// Linked pairs among the remote nodes the AUC is computed over.
+    pub edge_linked_pairs: usize,
     /// Mean per-client test F1 of the run.
     pub f1_mean: f64,
 }
@@ -345,10 +360,18 @@ pub fn attack_table(plan: &Plan, s: &Setting) -> Result<Vec<AttackRow>> {
             crate::train::simulate_observed(&s.task, &cfg, Method::CeFedGnn, &mut |_| {})?;
         let Some(seen) = seen else { continue };
         let a = crate::attack::attack(&s.task.features, &seen)?;
+        let l = crate::attack::label_attack(&s.task.labels, s.task.num_classes, &seen)?;
+        let e = crate::attack::edge_attack(s.task.fed.graph(), &seen)?;
         rows.push(AttackRow {
             setting: s.label.clone(),
             sigma0,
             regression_vs_mean: a.mse_regression / a.mse_mean,
+            label_accuracy: l.accuracy,
+            label_balanced_accuracy: l.balanced_accuracy,
+            label_prior_accuracy: l.prior_accuracy,
+            label_prior_balanced_accuracy: l.prior_balanced_accuracy,
+            edge_auc: e.auc,
+            edge_linked_pairs: e.linked_pairs,
             attack: a,
             f1_mean: r.f1_mean,
         });

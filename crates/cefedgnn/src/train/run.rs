@@ -229,6 +229,8 @@ pub fn simulate(
 pub struct ClientObservation {
     /// The client's id.
     pub client: u32,
+    /// Global ids of the own nodes (the rows of `own_features` and `own_hidden`).
+    pub own_nodes: Vec<u32>,
     /// Own nodes' feature rows, `[n_own, d_in]`.
     pub own_features: ndarray::Array2<f32>,
     /// Own nodes' first hidden rows under the final model, `[n_own, d]`.
@@ -795,6 +797,7 @@ fn observe(local: &mut Local<'_>) -> Result<Option<ClientObservation>> {
         .map_err(|e| FedError::Inconsistent(e.to_string()))?;
     Ok(Some(ClientObservation {
         client: i as u32,
+        own_nodes: t.view.own.clone(),
         own_features: t.view.features.clone(),
         own_hidden,
         halo_nodes: nodes,

@@ -1,3 +1,14 @@
+//! Attacks on the released boundary rows: what a bank learns about the other banks' nodes from
+//! the halo rows it receives.
+//!
+//! - [`label_attack`] (in [`inference`]): the **label** of a remote node (illicit or not; the
+//!   class of a paper), from a classifier fitted on the attacker's own rows and labels — what a
+//!   bank cares about, and an attack that succeeds on exact rows.
+//! - [`edge_attack`]: whether two remote nodes are linked, from the similarity of their rows.
+//! - [`attack`]: the paper's attribute-inference attack (below), the weak one: it reconstructs
+//!   input features, which the first layer compresses away, and does not beat the mean
+//!   predictor even on exact rows on Cora.
+//!
 //! The attribute-inference attack on released boundary rows (the paper's empirical privacy
 //! test): a client holding the first-layer halo rows it received, and its own nodes' features
 //! and first hidden rows under the final model, learns a map from hidden rows back to features
@@ -45,6 +56,10 @@ use serde::Serialize;
 
 use crate::error::{FedError, Result};
 use crate::train::ClientObservation;
+
+pub mod inference;
+
+pub use inference::{EdgeAttackReport, LabelAttackReport, edge_attack, label_attack};
 
 /// The ridge penalties tried, per own node (λ = this × n_own on the centred Gram matrix).
 const RIDGE_GRID: [f64; 9] = [1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4];
@@ -104,23 +119,7 @@ pub fn attack(features: &Array2<f32>, seen: &ClientObservation) -> Result<Attack
             .collect::<Vec<_>>(),
     );
     let x = seen.own_features.mapv(f64::from);
-    let mut h = seen.own_hidden.mapv(f64::from);
-    if seen.clip.is_finite() && seen.clip > 0.0 {
-        for mut row in h.rows_mut() {
-            let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
-            if norm > seen.clip {
-                row.mapv_inplace(|v| v * seen.clip / norm);
-            }
-        }
-    }
-    if seen.sigma > 0.0 && seen.sigma.is_finite() {
-        use rand::SeedableRng;
-        use rand_distr::{Distribution, Normal};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(seen.client));
-        let normal = Normal::new(0.0, seen.sigma)
-            .map_err(|_| FedError::param("sigma", seen.sigma, "is not a valid noise scale"))?;
-        h.mapv_inplace(|v| v + normal.sample(&mut rng));
-    }
+    let h = released_own_rows(seen)?;
     let q = seen.halo_rows.mapv(f64::from);
     let mean_x = x.mean_axis(Axis(0)).expect("n > 0");
     let mse = |pred: &Array2<f64>| -> f64 {
@@ -180,6 +179,32 @@ pub fn attack(features: &Array2<f32>, seen: &ClientObservation) -> Result<Attack
         mse_nearest: mse(&nn_pred),
         mse_mean: mse(&mean_pred),
     })
+}
+
+/// The attacker's own hidden rows released as the protocol releases rows: clipped to norm C and
+/// noised with N(0, σ²) (the attacker's own seeded noise; both C and σ are public).
+///
+/// # Errors
+/// [`FedError::InvalidParam`] for a noise scale that is not valid.
+pub(crate) fn released_own_rows(seen: &ClientObservation) -> Result<Array2<f64>> {
+    let mut h = seen.own_hidden.mapv(f64::from);
+    if seen.clip.is_finite() && seen.clip > 0.0 {
+        for mut row in h.rows_mut() {
+            let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > seen.clip {
+                row.mapv_inplace(|v| v * seen.clip / norm);
+            }
+        }
+    }
+    if seen.sigma > 0.0 && seen.sigma.is_finite() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(seen.client));
+        let normal = Normal::new(0.0, seen.sigma)
+            .map_err(|_| FedError::param("sigma", seen.sigma, "is not a valid noise scale"))?;
+        h.mapv_inplace(|v| v + normal.sample(&mut rng));
+    }
+    Ok(h)
 }
 
 /// A fitted ridge regression `x ≈ (h − mean_h) B + mean_x`.
@@ -264,6 +289,7 @@ mod tests {
         let remote: Vec<u32> = (200..300).collect();
         let seen = |noise: f32, rng: &mut rand_chacha::ChaCha8Rng| ClientObservation {
             client: 0,
+            own_nodes: (0..200).collect(),
             own_features: features.select(Axis(0), &own),
             own_hidden: hidden.select(Axis(0), &own),
             halo_nodes: remote.clone(),
@@ -299,6 +325,7 @@ mod tests {
         let halo_rows = Array2::from_shape_fn((n, d), |(i, j)| hidden[[i, j]] / clipped[i]);
         let seen = ClientObservation {
             client: 0,
+            own_nodes: (0..n as u32).collect(),
             own_features,
             own_hidden: hidden,
             halo_nodes: (n as u32..2 * n as u32).collect(),
@@ -325,6 +352,7 @@ mod tests {
             .mapv(|v| v + sigma * rng.random_range(-1.7f32..1.7));
         let seen = |known_sigma: f64| ClientObservation {
             client: 0,
+            own_nodes: (0..300).collect(),
             own_features: features.select(Axis(0), &own),
             own_hidden: hidden.select(Axis(0), &own),
             halo_nodes: (300..400).collect(),
@@ -346,6 +374,7 @@ mod tests {
         let features = Array2::<f32>::zeros((3, 2));
         let mut seen = ClientObservation {
             client: 0,
+            own_nodes: vec![0, 1],
             own_features: Array2::zeros((2, 2)),
             own_hidden: Array2::zeros((2, 1)),
             halo_nodes: vec![],

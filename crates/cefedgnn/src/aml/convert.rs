@@ -399,7 +399,10 @@ mod tests {
             ..AmlGenConfig::default()
         };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        generate(&cfg, &mut rng).unwrap().to_account_graph().unwrap()
+        generate(&cfg, &mut rng)
+            .unwrap()
+            .to_account_graph()
+            .unwrap()
     }
 
     #[test]

@@ -238,8 +238,10 @@ pub(crate) enum CefedgnnTable {
     LocalSteps,
     /// The σ₀ sweep.
     Privacy,
-    /// The attribute-inference attack over σ₀.
+    /// The attacks over σ₀: remote labels, remote links, attribute inference.
     Attack,
+    /// Where ε(p) means something: the released rows' norms and distances, ε(p) at them.
+    Radius,
     /// The claims table, from the tables in --out (runs nothing else).
     Claims,
 }

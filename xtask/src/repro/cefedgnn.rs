@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cefedgnn::paper::{
-    AttackRow, LocalStepsRow, MethodRow, OrderingRow, PAPER_SOURCE, Plan, PrivacyRow, Runs,
-    attack_table, identical_pairs, local_steps_table, methods_table, ordering_row, privacy_table,
+    AttackRow, LocalStepsRow, MethodRow, OrderingRow, PAPER_SOURCE, Plan, PrivacyRow, RadiusRow,
+    Runs, attack_table, identical_pairs, local_steps_table, methods_table, ordering_row,
+    privacy_table, radius_table,
 };
 use cefedgnn::train::ModelKind;
 use graph_core::registry::Dataset;
@@ -43,6 +44,10 @@ const ATTACK_TITLE: &str = "CE-FedGNN: attribute inference from the received hal
 
 const ATTACK_NOTE: &str = "The attacker is the client with the most halo nodes. It knows the final model, its own nodes' features and first hidden rows, the public clip norm C and noise σ = σ₀·C, and the first-layer rows it received (after its receiver-side averaging). It releases its own hidden rows the same way (clipped to C, its own Gaussian noise) and fits on them. regression: ridge regression of features on those rows, the penalty chosen on a held-out fifth of its own nodes, applied to the received rows; nearest: the features of the own node with the nearest row; mean: the mean own feature row (knows nothing of the target). regression_vs_mean < 1: the rows leak something the mean does not know (the weak attack: the first layer compresses the features away). label_*: the attack on what a bank cares about, the label of a remote node (illicit or not; a paper's class): the attacker's own rows (released the same way) averaged per own class, each received row given the class of the nearest mean; scored against the prior (always the attacker's most frequent own label; its balanced accuracy is 1 / classes present). edge_auc: whether two remote nodes are linked, scored by the cosine similarity of their received rows (ROC-AUC over the linked pairs among the attacker's halo nodes against the unlinked ones, at most 20,000 sampled; 0.5 is the prior). First seed; σ₀ = 0 releases exact rows (clipped at C), the attacks' best case.";
 
+const RADIUS_TITLE: &str = "CE-FedGNN: where ε(p) means something — the released rows' norms and distances before clipping, and ε(p) at radii read off them";
+
+const RADIUS_NOTE: &str = "One CE-FedGNN run per primary setting at the default configuration (σ₀, C, K of the methods table; first seed); the rows are the first-layer rows the most exposed client would release (its own nodes under the final model), before clipping. norm_*: quantiles of their L2 norms (norm_median is the clip norm at which half the rows clip; clipped_share: the share above the run's C). neighbour_*: distances between the rows of linked nodes; same_class_median and random_*: between rows of sampled pairs of one class and of any class (20,000 each). eps_p_default: ε(p) at the tables' radius p = 0.1·C; eps_at_*: ε(p) (RDP accountant, improved conversion, the run's δ and release count) at p = that distance, capped at 2C (two clipped rows are never further apart; clipping never moves rows apart). A radius below the neighbour distance protects less than which of two linked nodes a row is; one near the random distance hides a row among any rows.";
+
 const ORDERING_TITLE: &str = "CE-FedGNN on citation graphs: does the paper's ordering of the methods hold, and which F1 reading is closest to its FedAvg figure";
 
 const LOCAL_STEPS_NOTE: &str = "embedding_bytes_per_step = embedding bytes (up + down, all clients) per exchange / K: one exchange of the same rows follows every K local steps (the one-off bootstrap exchange of round 0 is excluded); embedding_vs_every_step divides it by the K = 1 value and must not exceed one_over_k.";
@@ -55,6 +60,7 @@ struct Results {
     privacy: Vec<PrivacyRow>,
     ordering: Vec<OrderingRow>,
     attack: Vec<AttackRow>,
+    radius: Vec<RadiusRow>,
 }
 
 /// The citation datasets of `plan` that are installed, each loaded once; a note per plan entry
@@ -85,12 +91,13 @@ fn wants(ctx: &Ctx, t: CefedgnnTable) -> bool {
 }
 
 /// The tables' stems with the table that selects each, in writing order.
-const STEMS: [(CefedgnnTable, &str); 5] = [
+const STEMS: [(CefedgnnTable, &str); 6] = [
     (CefedgnnTable::Methods, "methods"),
     (CefedgnnTable::LocalSteps, "local_steps"),
     (CefedgnnTable::Privacy, "privacy"),
     (CefedgnnTable::Methods, "ordering"),
     (CefedgnnTable::Attack, "attack"),
+    (CefedgnnTable::Radius, "radius"),
 ];
 
 /// An earlier table in the output directory, when it was written with this run's effort and
@@ -257,7 +264,7 @@ fn run_settings(
         }
         let resumed = ctx.select.resume
             && STEMS.iter().enumerate().all(|(i, (t, stem))| {
-                let applies = s.primary || !matches!(*stem, "local_steps" | "attack");
+                let applies = s.primary || !matches!(*stem, "local_steps" | "attack" | "radius");
                 !wants(ctx, *t)
                     || !applies
                     || p.earlier[i]
@@ -290,6 +297,9 @@ fn run_settings(
         }
         if wants(ctx, CefedgnnTable::Attack) {
             res.attack.extend(attack_table(plan, s)?);
+        }
+        if wants(ctx, CefedgnnTable::Radius) {
+            res.radius.extend(radius_table(plan, s)?);
         }
         p.done.push(s.label.clone());
         write_tables(p, &res, &runs, false)?;
@@ -383,7 +393,11 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
     order.notes.push(format!("Paper values: {PAPER_SOURCE}."));
     order.notes.push("holds: our methods ordered by f1_mean (the paper's reading, macro-F1 averaged over clients) are strictly in the paper's claimed order (its own Table 2 has Swift-FedGNN above FedGNN-ST on CiteSeer). FedGCN is not in the paper's table.".into());
     order.notes.push("closest_reading: which of our FedAvg F1 readings (every class per client, classes present per client, pooled) lies nearest the paper's FedAvg figure.".into());
-    let tables = [main, k_table, eps_table, order, attack];
+    let mut radius = Table::from_rows(RADIUS_TITLE, &res.radius)?;
+    radius.meta = attack.meta.clone();
+    radius.notes.push(RADIUS_NOTE.into());
+    radius.notes.push(cefedgnn::privacy::NOT_COVERED.into());
+    let tables = [main, k_table, eps_table, order, attack, radius];
     for (((t, stem), table), earlier) in STEMS.iter().zip(tables).zip(&p.earlier) {
         if wants(ctx, *t) {
             let table = merged(table, earlier.as_ref(), &p.order, &p.done);

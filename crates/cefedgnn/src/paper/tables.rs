@@ -304,6 +304,82 @@ pub fn privacy_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Pr
     Ok(rows)
 }
 
+/// A row of the radius table: where ε(p) means something. The rows the most exposed client
+/// releases under CE-FedGNN's default configuration (first seed), before clipping
+/// ([`crate::privacy::radius::RowGeometry`]), and ε(p) at radii read off them.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct RadiusRow {
+    /// The setting's label.
+    pub setting: String,
+    /// Noise multiplier σ₀ of the run.
+    pub sigma0: f64,
+    /// Clip norm C of the run.
+    pub clip: f64,
+    /// Releases of the most released row (the ε(p) composition count).
+    pub max_releases: u64,
+    /// The rows' geometry (its columns in place).
+    #[serde(flatten)]
+    pub geometry: crate::privacy::radius::RowGeometry,
+    /// ε(p) at the configuration's radius p = 0.1·C (the tables' ε(p)).
+    pub eps_p_default: f64,
+    /// ε(p) at p = the median distance between linked rows (capped at 2C, the largest distance
+    /// of two clipped rows; clipping never moves two rows apart).
+    pub eps_at_neighbour_median: f64,
+    /// ε(p) at the 0.9 quantile of the linked rows' distances (capped at 2C).
+    pub eps_at_neighbour_p90: f64,
+    /// ε(p) at the median distance of random rows (capped at 2C).
+    pub eps_at_random_median: f64,
+    /// ε(p) at the 0.9 quantile of random rows' distances (capped at 2C).
+    pub eps_at_random_p90: f64,
+    /// Mean per-client test F1 of the run.
+    pub f1_mean: f64,
+}
+
+/// The radius table of `s` (primary settings only): one CE-FedGNN run at the default
+/// configuration, the most exposed client's rows measured, ε(p) at the radii they give.
+///
+/// # Errors
+/// As [`crate::train::simulate_observed`], [`crate::privacy::radius::row_geometry`] and
+/// [`crate::privacy::rdp_eps`].
+pub fn radius_table(plan: &Plan, s: &Setting) -> Result<Vec<RadiusRow>> {
+    if !s.primary {
+        return Ok(Vec::new());
+    }
+    let seed = plan.seeds_for(true).first().copied().unwrap_or(0);
+    let cfg = FedTrainConfig {
+        seed,
+        noise: dp_core::rng::NoiseSource::Seeded(seed),
+        ..plan.config(s.model, plan.k_default)
+    };
+    let (r, seen) = crate::train::simulate_observed(&s.task, &cfg, Method::CeFedGnn, &mut |_| {})?;
+    let (Some(seen), Some(pr)) = (seen, r.privacy.as_ref()) else {
+        return Ok(Vec::new());
+    };
+    let g =
+        crate::privacy::radius::row_geometry(s.task.fed.graph(), &s.task.labels, &seen, pr.clip)?;
+    let eps = |p: f64| -> Result<f64> {
+        if !p.is_finite() {
+            return Ok(f64::NAN);
+        }
+        let ((e, _), _) =
+            crate::privacy::rdp_eps(pr.max_releases, pr.sigma, p.min(2.0 * pr.clip), pr.delta)?;
+        Ok(e)
+    };
+    Ok(vec![RadiusRow {
+        setting: s.label.clone(),
+        sigma0: pr.sigma0,
+        clip: pr.clip,
+        max_releases: pr.max_releases,
+        eps_p_default: pr.eps_rdp,
+        eps_at_neighbour_median: eps(g.neighbour_median)?,
+        eps_at_neighbour_p90: eps(g.neighbour_p90)?,
+        eps_at_random_median: eps(g.random_median)?,
+        eps_at_random_p90: eps(g.random_p90)?,
+        geometry: g,
+        f1_mean: r.f1_mean,
+    }])
+}
+
 /// A row of the attack table: the attacks of [`crate::attack`] on the rows the most exposed
 /// client received from CE-FedGNN at noise multiplier σ₀ (first seed): the label of remote
 /// nodes and their links (what a bank cares about), and the paper's attribute inference (the

@@ -4,6 +4,7 @@
 
 mod accounting;
 mod config;
+pub mod radius;
 mod release;
 
 pub use accounting::{

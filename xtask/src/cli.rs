@@ -242,6 +242,8 @@ pub(crate) enum CefedgnnTable {
     Attack,
     /// Where ε(p) means something: the released rows' norms and distances, ε(p) at them.
     Radius,
+    /// The cost of each approximation, from centralised to CE-FedGNN (random partitions).
+    Approximations,
     /// The claims table, from the tables in --out (runs nothing else).
     Claims,
 }

@@ -3,8 +3,8 @@
 
 use cefedgnn::aml::{AmlGenConfig, generate};
 use cefedgnn::paper::{
-    AmlSetting, CitationSetting, Plan, Runs, Setting, attack_table, local_steps_table,
-    methods_table, privacy_table,
+    AmlSetting, CitationSetting, NO_CLIP, Plan, Runs, Setting, approximations_table, attack_table,
+    local_steps_table, methods_table, privacy_table, radius_table,
 };
 use cefedgnn::train::{FedTask, Method, ModelKind, PartitionKind};
 use graph_core::NodeDataset;
@@ -80,10 +80,36 @@ fn quick_and_full_plans() {
     let names: Vec<&str> = f.citation.iter().map(|c| c.dataset.as_str()).collect();
     assert_eq!(
         names,
-        ["cora", "citeseer", "pubmed", "msacademic", "cora", "cora"]
+        [
+            "cora",
+            "citeseer",
+            "pubmed",
+            "msacademic",
+            "cora",
+            "cora",
+            "citeseer",
+            "cora",
+            "citeseer",
+            "acm",
+            "dblp",
+            "amap"
+        ]
     );
     assert_eq!(f.citation[0], cora5);
     assert_eq!(f.citation[4].partition, PartitionKind::Random);
+    // The settings with headroom: random partitions and the label-Dirichlet skew.
+    let parts: Vec<_> = f.citation[6..].iter().map(|c| c.partition).collect();
+    assert_eq!(
+        parts,
+        [
+            PartitionKind::Random,
+            PartitionKind::LabelDirichlet1,
+            PartitionKind::LabelDirichlet1,
+            PartitionKind::Random,
+            PartitionKind::Random,
+            PartitionKind::Random
+        ]
+    );
     assert_eq!(
         f.sweep_config(ModelKind::Gcn, 1024).rounds,
         8,
@@ -292,7 +318,57 @@ fn tables_on_a_tiny_aml_graph() {
             r.regression_vs_mean,
             r.attack.mse_regression / r.attack.mse_mean
         );
+        for x in [
+            r.label_accuracy,
+            r.label_balanced_accuracy,
+            r.label_prior_accuracy,
+            r.label_prior_balanced_accuracy,
+        ] {
+            assert!((0.0..=1.0).contains(&x), "{r:?}");
+        }
+        assert_eq!(
+            r.label_prior_balanced_accuracy,
+            at[0].label_prior_balanced_accuracy
+        );
+        assert!(
+            r.edge_auc.is_nan() || (0.0..=1.0).contains(&r.edge_auc),
+            "{r:?}"
+        );
     }
+
+    // The radius table: the rows' norms and distances, ε(p) growing with the radius.
+    let rad = radius_table(&plan, &s).unwrap();
+    assert_eq!(rad.len(), 1);
+    let g = &rad[0].geometry;
+    assert!(
+        g.rows > 1 && g.norm_p10 <= g.norm_median && g.norm_median <= g.norm_p90,
+        "{g:?}"
+    );
+    assert!((0.0..=1.0).contains(&g.clipped_share));
+    assert!(g.random_median <= g.random_p90);
+    assert!(rad[0].eps_at_random_p90 >= rad[0].eps_at_random_median);
+    assert!(rad[0].eps_p_default > 0.0 && rad[0].max_releases > 0);
+
+    // The approximation ladder: 7 rows from centralised to the default, costs that add up,
+    // the last row the methods table's CE-FedGNN run (the same cached runs).
+    let lad = approximations_table(&plan, &s, &mut runs).unwrap();
+    assert_eq!(lad.len(), 7);
+    assert_eq!(lad[0].method, "centralised");
+    assert_eq!(
+        (lad[1].k, lad[1].rounds, lad[1].clip, lad[1].sigma0),
+        (1, 4, NO_CLIP, 0.0)
+    );
+    assert_eq!(
+        (lad[1].gamma, lad[1].beta, lad[1].halo_average),
+        (1.0, 1.0, None)
+    );
+    assert_eq!((lad[2].k, lad[2].rounds), (2, 2));
+    assert!(lad[3].gamma < 1.0 || lad[3].beta < 1.0, "{:?}", lad[3]);
+    assert_eq!(lad[6].f1_mean, ce.f1_mean);
+    assert!(lad[0].cost.is_nan() && lad[0].vs_centralised == 0.0);
+    let total: f64 = lad[1..].iter().map(|r| r.cost).sum();
+    assert!((total - (lad[0].f1_mean - lad[6].f1_mean)).abs() < 1e-9);
+    assert!(lad.iter().all(|r| r.runs == 2 && r.seeds == [0, 1]));
 
     // A setting that is not primary: no K sweep, no attack, the σ₀ sweep on the first seed,
     // but the methods table over every seed (with their spread and per-seed values).

@@ -8,9 +8,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cefedgnn::paper::{
-    AttackRow, LocalStepsRow, MethodRow, OrderingRow, PAPER_SOURCE, Plan, PrivacyRow, RadiusRow,
-    Runs, attack_table, identical_pairs, local_steps_table, methods_table, ordering_row,
-    privacy_table, radius_table,
+    ApproximationRow, AttackRow, LocalStepsRow, MethodRow, OrderingRow, PAPER_SOURCE, Plan,
+    PrivacyRow, RadiusRow, Runs, approximations_table, attack_table, identical_pairs,
+    local_steps_table, methods_table, ordering_row, privacy_table, radius_table,
 };
 use cefedgnn::train::ModelKind;
 use graph_core::registry::Dataset;
@@ -48,6 +48,10 @@ const RADIUS_TITLE: &str = "CE-FedGNN: where ε(p) means something — the relea
 
 const RADIUS_NOTE: &str = "One CE-FedGNN run per primary setting at the default configuration (σ₀, C, K of the methods table; first seed); the rows are the first-layer rows the most exposed client would release (its own nodes under the final model), before clipping. norm_*: quantiles of their L2 norms (norm_median is the clip norm at which half the rows clip; clipped_share: the share above the run's C). neighbour_*: distances between the rows of linked nodes; same_class_median and random_*: between rows of sampled pairs of one class and of any class (20,000 each). eps_p_default: ε(p) at the tables' radius p = 0.1·C; eps_at_*: ε(p) (RDP accountant, improved conversion, the run's δ and release count) at p = that distance, capped at 2C (two clipped rows are never further apart; clipping never moves rows apart). A radius below the neighbour distance protects less than which of two linked nodes a row is; one near the random distance hides a row among any rows.";
 
+const APPROXIMATIONS_TITLE: &str = "CE-FedGNN: what each approximation costs, from centralised training to the default configuration (random partitions, every seed)";
+
+const APPROXIMATIONS_NOTE: &str = "Each row adds one approximation to the row before, with the same model, sampler and T = K·rounds steps per client: centralised; the federation with every approximation off (exact halo rows of the shared layers every step, K = 1; no moving averages; no receiver-side averaging; clip 10⁶, never reached; no noise) — what is left against centralised is what each client sees (its own nodes, the shared layers' halo rows; the first layer aggregates only the neighbours it holds); staleness (K of the methods table); the embedding and gradient moving averages (γ, β); the receiver-side averaging of halo rows; clipping (C); noise (σ₀), the last row being CE-FedGNN's default. cost: the F1 the step costs (previous row minus this one); vs_centralised: this row minus centralised. Seeded noise (an experiment, not a private run).";
+
 const ORDERING_TITLE: &str = "CE-FedGNN on citation graphs: does the paper's ordering of the methods hold, and which F1 reading is closest to its FedAvg figure";
 
 const LOCAL_STEPS_NOTE: &str = "embedding_bytes_per_step = embedding bytes (up + down, all clients) per exchange / K: one exchange of the same rows follows every K local steps (the one-off bootstrap exchange of round 0 is excluded); embedding_vs_every_step divides it by the K = 1 value and must not exceed one_over_k.";
@@ -61,6 +65,7 @@ struct Results {
     ordering: Vec<OrderingRow>,
     attack: Vec<AttackRow>,
     radius: Vec<RadiusRow>,
+    approximations: Vec<ApproximationRow>,
 }
 
 /// The citation datasets of `plan` that are installed, each loaded once; a note per plan entry
@@ -91,14 +96,21 @@ fn wants(ctx: &Ctx, t: CefedgnnTable) -> bool {
 }
 
 /// The tables' stems with the table that selects each, in writing order.
-const STEMS: [(CefedgnnTable, &str); 6] = [
+const STEMS: [(CefedgnnTable, &str); 7] = [
     (CefedgnnTable::Methods, "methods"),
     (CefedgnnTable::LocalSteps, "local_steps"),
     (CefedgnnTable::Privacy, "privacy"),
     (CefedgnnTable::Methods, "ordering"),
     (CefedgnnTable::Attack, "attack"),
     (CefedgnnTable::Radius, "radius"),
+    (CefedgnnTable::Approximations, "approximations"),
 ];
+
+/// Whether the approximation ladder runs on a setting: the random partitions (most edges
+/// cross clients, so sharing has the most to give).
+fn ladder_applies(label: &str) -> bool {
+    label.contains(" random")
+}
 
 /// An earlier table in the output directory, when it was written with this run's effort and
 /// seed: its rows by column name, its revision, and the revision of each setting's rows
@@ -264,7 +276,11 @@ fn run_settings(
         }
         let resumed = ctx.select.resume
             && STEMS.iter().enumerate().all(|(i, (t, stem))| {
-                let applies = s.primary || !matches!(*stem, "local_steps" | "attack" | "radius");
+                let applies = match *stem {
+                    "local_steps" | "attack" | "radius" => s.primary,
+                    "approximations" => ladder_applies(&s.label),
+                    _ => true,
+                };
                 !wants(ctx, *t)
                     || !applies
                     || p.earlier[i]
@@ -300,6 +316,10 @@ fn run_settings(
         }
         if wants(ctx, CefedgnnTable::Radius) {
             res.radius.extend(radius_table(plan, s)?);
+        }
+        if wants(ctx, CefedgnnTable::Approximations) && ladder_applies(&s.label) {
+            res.approximations
+                .extend(approximations_table(plan, s, &mut runs)?);
         }
         p.done.push(s.label.clone());
         write_tables(p, &res, &runs, false)?;
@@ -397,7 +417,10 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
     radius.meta = attack.meta.clone();
     radius.notes.push(RADIUS_NOTE.into());
     radius.notes.push(cefedgnn::privacy::NOT_COVERED.into());
-    let tables = [main, k_table, eps_table, order, attack, radius];
+    let mut ladder = Table::from_rows(APPROXIMATIONS_TITLE, &res.approximations)?;
+    ladder.meta = radius.meta.clone();
+    ladder.notes.push(APPROXIMATIONS_NOTE.into());
+    let tables = [main, k_table, eps_table, order, attack, radius, ladder];
     for (((t, stem), table), earlier) in STEMS.iter().zip(tables).zip(&p.earlier) {
         if wants(ctx, *t) {
             let table = merged(table, earlier.as_ref(), &p.order, &p.done);

@@ -97,13 +97,15 @@ impl Plan {
     }
 
     /// `cargo xtask repro --full`: the paper's citation datasets (Cora, CiteSeer, PubMed,
-    /// MSAcademic; those installed) with 5 clients of the Louvain grouping, and Cora with the
-    /// random partition and with 10 Louvain clients for comparison; AML graphs of 2,000
+    /// MSAcademic; those installed) with 5 clients of the Louvain grouping, and Cora with 10
+    /// Louvain clients for comparison; the settings with headroom, where most edges cross
+    /// clients: the random partition of Cora, CiteSeer, ACM, DBLP and AMAP and FedGCN's
+    /// label-Dirichlet skew (α = 1) of Cora and CiteSeer; AML graphs of 2,000
     /// accounts (GINE, GIN and PNA), 4,000 and 8,000 accounts (GINE); 2048 / 512 steps per client;
     /// K up to 1024 for CE-FedGNN, FedGNN-ST and FedAvg with T = 8192 on citation graphs (8
     /// rounds at K = 1024); seeds 0–2.
     pub fn full() -> Self {
-        use PartitionKind::{Louvain, Random};
+        use PartitionKind::{LabelDirichlet1, Louvain, Random};
         Self {
             citation: citation(&[
                 ("cora", 5, Louvain),
@@ -112,6 +114,12 @@ impl Plan {
                 ("msacademic", 5, Louvain),
                 ("cora", 5, Random),
                 ("cora", 10, Louvain),
+                ("citeseer", 5, Random),
+                ("cora", 5, LabelDirichlet1),
+                ("citeseer", 5, LabelDirichlet1),
+                ("acm", 5, Random),
+                ("dblp", 5, Random),
+                ("amap", 5, Random),
             ]),
             aml: aml(&[
                 (2000, ModelKind::Gine),

@@ -304,6 +304,159 @@ pub fn privacy_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Pr
     Ok(rows)
 }
 
+/// One step of the approximation ladder ([`approximations_table`]).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ApproximationRow {
+    /// The setting's label.
+    pub setting: String,
+    /// Position on the ladder (0: centralised).
+    pub step: usize,
+    /// What this row adds to the one before.
+    pub adds: String,
+    /// [`Method::name`].
+    pub method: String,
+    /// Local steps K per round.
+    #[serde(rename = "K")]
+    pub k: u32,
+    /// Rounds after the bootstrap.
+    pub rounds: u32,
+    /// Embedding and gradient moving-average rates (γ, β; 1: off).
+    pub gamma: f64,
+    /// Gradient moving-average rate β (1: off).
+    pub beta: f64,
+    /// Receiver-side halo averaging rate (`None`: latest row).
+    pub halo_average: Option<f64>,
+    /// Clip norm C.
+    pub clip: f64,
+    /// Noise multiplier σ₀.
+    pub sigma0: f64,
+    /// Seeds run.
+    pub seeds: Vec<u64>,
+    /// Runs averaged (seeds whose training did not diverge).
+    pub runs: usize,
+    /// Mean over seeds of the mean per-client test F1.
+    pub f1_mean: f64,
+    /// Its standard deviation over seeds.
+    pub f1_std: f64,
+    /// Per seed.
+    pub f1_per_seed: Vec<f64>,
+    /// Mean over seeds of the validation F1.
+    pub val_f1_mean: f64,
+    /// F1 this step costs: the previous row's `f1_mean` minus this one's (NaN for step 0).
+    pub cost: f64,
+    /// `f1_mean` minus the centralised row's.
+    pub vs_centralised: f64,
+}
+
+/// The clip norm that never clips (the rows' norms stay orders of magnitude below it).
+pub const NO_CLIP: f64 = 1e6;
+
+/// The approximation ladder of `s` (issue 48): centralised training on the same sampler and
+/// model; then CE-FedGNN's federation with every approximation switched off (exact halo rows
+/// every step: K = 1, no moving averages, no receiver-side averaging, no clipping, no noise —
+/// what is left is what each client sees: the shared layers' halo rows only); then, one at a
+/// time and cumulatively, staleness (K), the moving averages (γ, β), the receiver-side
+/// averaging, clipping (C) and noise (σ₀), the last row being CE-FedGNN's default. Every row
+/// has the same T = K·rounds steps per client and every seed of the plan.
+///
+/// # Errors
+/// As [`Runs::run_seeds`].
+pub fn approximations_table(
+    plan: &Plan,
+    s: &Setting,
+    runs: &mut Runs,
+) -> Result<Vec<ApproximationRow>> {
+    let seeds = &plan.seeds;
+    let default = plan.config(s.model, plan.k_default);
+    let steps = default.local_steps * default.rounds;
+    let exact = FedTrainConfig {
+        local_steps: 1,
+        rounds: steps,
+        halo_average: None,
+        clip: NO_CLIP,
+        radius: 0.1 * NO_CLIP,
+        sigma0: 0.0,
+        ..default.clone()
+    };
+    let stale = FedTrainConfig {
+        local_steps: default.local_steps,
+        rounds: default.rounds,
+        ..exact.clone()
+    };
+    let averaged = FedTrainConfig {
+        halo_average: default.halo_average,
+        ..stale.clone()
+    };
+    let clipped = FedTrainConfig {
+        clip: default.clip,
+        radius: default.radius,
+        ..averaged.clone()
+    };
+    let ladder: [(&str, Method, &FedTrainConfig); 7] = [
+        (
+            "centralised (same sampler and model)",
+            Method::Centralised,
+            &default,
+        ),
+        (
+            "federated, every approximation off: exact halo rows of the shared layers every step (K = 1), no moving averages, no clipping, no noise",
+            Method::StaleEmbeddings,
+            &exact,
+        ),
+        (
+            "staleness: halo rows exchanged every K steps",
+            Method::StaleEmbeddings,
+            &stale,
+        ),
+        (
+            "moving averages of embeddings and gradients (γ, β)",
+            Method::CeFedGnn,
+            &stale,
+        ),
+        (
+            "receiver-side averaging of halo rows",
+            Method::CeFedGnn,
+            &averaged,
+        ),
+        ("clipping of released rows (C)", Method::CeFedGnn, &clipped),
+        (
+            "noise (σ₀): CE-FedGNN's default",
+            Method::CeFedGnn,
+            &default,
+        ),
+    ];
+    let mut rows: Vec<ApproximationRow> = Vec::new();
+    for (step, (adds, m, cfg)) in ladder.into_iter().enumerate() {
+        let rs = runs.run_seeds(s, cfg, m, seeds)?;
+        let (gamma, beta, _) = m.estimator(cfg);
+        let f1 = avg(&rs, |r| r.f1_mean);
+        let prev = rows.last().map_or(f64::NAN, |r| r.f1_mean);
+        let centralised = rows.first().map_or(f1, |r| r.f1_mean);
+        rows.push(ApproximationRow {
+            setting: s.label.clone(),
+            step,
+            adds: adds.into(),
+            method: m.name().into(),
+            k: cfg.local_steps,
+            rounds: cfg.rounds,
+            gamma,
+            beta,
+            halo_average: cfg.halo_average,
+            clip: cfg.clip,
+            sigma0: cfg.sigma0,
+            seeds: seeds.clone(),
+            runs: rs.len(),
+            f1_mean: f1,
+            f1_std: sd(&rs, |r| r.f1_mean),
+            f1_per_seed: rs.iter().map(|r| r.f1_mean).collect(),
+            val_f1_mean: avg(&rs, |r| r.val_f1_mean),
+            cost: prev - f1,
+            vs_centralised: f1 - centralised,
+        });
+    }
+    Ok(rows)
+}
+
 /// A row of the radius table: where ε(p) means something. The rows the most exposed client
 /// releases under CE-FedGNN's default configuration (first seed), before clipping
 /// ([`crate::privacy::radius::RowGeometry`]), and ε(p) at radii read off them.

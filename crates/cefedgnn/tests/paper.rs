@@ -352,7 +352,7 @@ fn tables_on_a_tiny_aml_graph() {
     // The approximation ladder: 7 rows from centralised to the default, costs that add up,
     // the last row the methods table's CE-FedGNN run (the same cached runs).
     let lad = approximations_table(&plan, &s, &mut runs).unwrap();
-    assert_eq!(lad.len(), 7);
+    assert_eq!(lad.len(), 8);
     assert_eq!(lad[0].method, "centralised");
     assert_eq!(
         (lad[1].k, lad[1].rounds, lad[1].clip, lad[1].sigma0),
@@ -366,8 +366,12 @@ fn tables_on_a_tiny_aml_graph() {
     assert!(lad[3].gamma < 1.0 || lad[3].beta < 1.0, "{:?}", lad[3]);
     assert_eq!(lad[6].f1_mean, ce.f1_mean);
     assert!(lad[0].cost.is_nan() && lad[0].vs_centralised == 0.0);
-    let total: f64 = lad[1..].iter().map(|r| r.cost).sum();
+    let total: f64 = lad[1..7].iter().map(|r| r.cost).sum();
     assert!((total - (lad[0].f1_mean - lad[6].f1_mean)).abs() < 1e-9);
+    // The control: step 1 with the exact first layer, read against step 1.
+    assert_eq!(lad[7].step, cefedgnn::paper::CONTROL_STEP);
+    assert_eq!((lad[7].k, lad[7].clip, lad[7].sigma0), (1, NO_CLIP, 0.0));
+    assert!((lad[7].cost - (lad[1].f1_mean - lad[7].f1_mean)).abs() < 1e-12);
     assert!(lad.iter().all(|r| r.runs == 2 && r.seeds == [0, 1]));
 
     // A setting that is not primary: no K sweep, no attack, the σ₀ sweep on the first seed,

@@ -45,7 +45,7 @@ pub use reference::{OrderingRow, PAPER_ORDER, PAPER_SOURCE, ordering_row, paper_
 pub use runs::Runs;
 pub use setting::{AML_SPLIT, CITATION_SPLIT, Setting, aml_gen_config, aml_task};
 pub use tables::{
-    ApproximationRow, AttackRow, LocalStepsRow, MethodRow, NO_CLIP, PrivacyRow, RadiusRow,
-    approximations_table, attack_table, identical_pairs, local_steps_table, methods_table,
-    privacy_table, radius_table,
+    ApproximationRow, AttackRow, CONTROL_STEP, LocalStepsRow, MethodRow, NO_CLIP, PrivacyRow,
+    RadiusRow, approximations_table, attack_table, identical_pairs, local_steps_table,
+    methods_table, privacy_table, radius_table,
 };

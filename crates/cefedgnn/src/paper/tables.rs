@@ -348,6 +348,9 @@ pub struct ApproximationRow {
     pub vs_centralised: f64,
 }
 
+/// The ladder's control row ([`approximations_table`]): step 1 with an exact first layer.
+pub const CONTROL_STEP: usize = 7;
+
 /// The clip norm that never clips (the rows' norms stay orders of magnitude below it).
 pub const NO_CLIP: f64 = 1e6;
 
@@ -356,8 +359,11 @@ pub const NO_CLIP: f64 = 1e6;
 /// every step: K = 1, no moving averages, no receiver-side averaging, no clipping, no noise —
 /// what is left is what each client sees: the shared layers' halo rows only); then, one at a
 /// time and cumulatively, staleness (K), the moving averages (γ, β), the receiver-side
-/// averaging, clipping (C) and noise (σ₀), the last row being CE-FedGNN's default. Every row
-/// has the same T = K·rounds steps per client and every seed of the plan.
+/// averaging, clipping (C) and noise (σ₀), CE-FedGNN's default at step 6. Step
+/// [`CONTROL_STEP`] is the control of step 1's gap: step 1 with an exact first layer
+/// ([`FedTrainConfig::exact_first_layer`]); where it reaches centralised, the gap is the first
+/// layer's missing remote inputs. Every row has the same T = K·rounds steps per client and
+/// every seed of the plan.
 ///
 /// # Errors
 /// As [`Runs::run_seeds`].
@@ -392,7 +398,11 @@ pub fn approximations_table(
         radius: default.radius,
         ..averaged.clone()
     };
-    let ladder: [(&str, Method, &FedTrainConfig); 7] = [
+    let exact_sums = FedTrainConfig {
+        exact_first_layer: true,
+        ..exact.clone()
+    };
+    let ladder: [(&str, Method, &FedTrainConfig); 8] = [
         (
             "centralised (same sampler and model)",
             Method::Centralised,
@@ -424,13 +434,24 @@ pub fn approximations_table(
             Method::CeFedGnn,
             &default,
         ),
+        (
+            "control of step 1: the same federation with an exact first layer (FedGCN's neighbour-feature sums over the whole graph, exchanged once, unprotected; FedTrainConfig::exact_first_layer); its cost is against step 1",
+            Method::StaleEmbeddings,
+            &exact_sums,
+        ),
     ];
     let mut rows: Vec<ApproximationRow> = Vec::new();
     for (step, (adds, m, cfg)) in ladder.into_iter().enumerate() {
         let rs = runs.run_seeds(s, cfg, m, seeds)?;
         let (gamma, beta, _) = m.estimator(cfg);
         let f1 = avg(&rs, |r| r.f1_mean);
-        let prev = rows.last().map_or(f64::NAN, |r| r.f1_mean);
+        // The control is read against step 1, the rest against the step before.
+        let before = if step == CONTROL_STEP {
+            rows.get(1)
+        } else {
+            rows.last()
+        };
+        let prev = before.map_or(f64::NAN, |r| r.f1_mean);
         let centralised = rows.first().map_or(f1, |r| r.f1_mean);
         rows.push(ApproximationRow {
             setting: s.label.clone(),

@@ -139,6 +139,12 @@ impl Method {
         name.parse().ok()
     }
 
+    /// Whether the first layer reads FedGCN's neighbour-feature sums: FedGCN, and the methods
+    /// that share halo rows under [`FedTrainConfig::exact_first_layer`].
+    pub(crate) fn first_layer_on_sums(self, cfg: &FedTrainConfig) -> bool {
+        self == Self::FedGcn || (cfg.exact_first_layer && self.shares_embeddings())
+    }
+
     /// Whether halo embeddings are exchanged.
     pub(crate) fn shares_embeddings(self) -> bool {
         matches!(
@@ -305,6 +311,14 @@ pub struct FedTrainConfig {
     /// FED-PUB's masks, proximal term and temperature under [`Method::FedPub`].
     #[serde(default)]
     pub fed_pub: FedPubConfig,
+    /// \[R\] A diagnostic, not a private method: under the methods that share halo rows, the
+    /// first layer reads FedGCN's GCN-normalised neighbour-feature sums over the whole graph
+    /// (exchanged once before training, unprotected) through a linear layer, instead of
+    /// aggregating only the neighbours a client holds. With it and every approximation off
+    /// the federation computes the centralised model's layers exactly: the control of the
+    /// approximation ladder (`paper::approximations_table`).
+    #[serde(default)]
+    pub exact_first_layer: bool,
 }
 
 /// FED-PUB's hyper-parameters (the authors' code defaults: λ1 = λ2 = 1e-3, τ = 10).
@@ -390,6 +404,7 @@ impl Default for FedTrainConfig {
             swift_clients: None,
             neighgen: NeighGenConfig::default(),
             fed_pub: FedPubConfig::default(),
+            exact_first_layer: false,
         }
     }
 }

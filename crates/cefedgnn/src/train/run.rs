@@ -269,7 +269,7 @@ pub fn simulate_observed(
         });
     }
     let mut outcome = run.close()?;
-    if method == Method::FedGcn {
+    if method.first_layer_on_sums(cfg) {
         let (up, down) = fedgcn::traffic(task);
         outcome.traffic.0 += up;
         outcome.traffic.1 += down;
@@ -351,7 +351,7 @@ impl Setup {
         let d_edge = task.edge_features.as_ref().map(ndarray::Array2::ncols);
         let model_cfg = cfg.model_config(task.features.ncols(), d_edge, task.num_classes)?;
         let mut init = model_cfg.init(&device)?;
-        if method == Method::FedGcn {
+        if method.first_layer_on_sums(cfg) {
             // FedGCN's model: a linear first layer on the pre-aggregated features.
             let mut rng = Seeds::new(cfg.seed).chacha8(FEDGCN_STREAM, 0);
             init.layers[0] = gnn::model::Conv::Linear(gnn::layers::Linear::new(
@@ -405,7 +405,7 @@ fn start_run<'a>(
         &fed_owned
     };
     let aggregated;
-    let features = if method == Method::FedGcn {
+    let features = if method.first_layer_on_sums(cfg) {
         aggregated = fedgcn::aggregates(task);
         &aggregated
     } else {

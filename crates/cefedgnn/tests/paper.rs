@@ -46,6 +46,7 @@ fn tiny_aml() -> FedTask {
 fn tiny_plan() -> Plan {
     Plan {
         aml_steps: 4,
+        aml_k_sweep_steps: 4,
         k_default: 2,
         k_sweep: vec![1, 2],
         sigmas: vec![0.5, 1.0],

@@ -46,8 +46,11 @@ pub struct Plan {
     /// The K sweep of the primary settings (same T: [`Plan::k_sweep_steps`]).
     pub k_sweep: Vec<u32>,
     /// Total local steps T per client of the K sweep on citation graphs, large enough for at
-    /// least 8 rounds at the largest K (AML sweeps use [`Plan::aml_steps`]).
+    /// least 8 rounds at the largest K.
     pub k_sweep_steps: u32,
+    /// Total local steps T per client of the K sweep on AML graphs (`--full`: as many as on
+    /// citation graphs, 8 rounds at K = 1024; `--quick`: the methods table's T).
+    pub aml_k_sweep_steps: u32,
     /// The methods run over the K sweep (the paper's Figure 2 compares them as K grows).
     pub k_sweep_methods: Vec<Method>,
     /// The σ₀ sweep (noise multiplier of the released rows).
@@ -89,6 +92,7 @@ impl Plan {
             k_default: 32,
             k_sweep: vec![1, 8, 32, 128],
             k_sweep_steps: 2048,
+            aml_k_sweep_steps: 256,
             k_sweep_methods: vec![Method::CeFedGnn],
             sigmas: vec![0.5, 1.0, 1.2],
             attack_sigmas: vec![0.0, 1.0],
@@ -102,8 +106,8 @@ impl Plan {
     /// clients: the random partition of Cora, CiteSeer, ACM, DBLP and AMAP and FedGCN's
     /// label-Dirichlet skew (α = 1) of Cora and CiteSeer; AML graphs of 2,000
     /// accounts (GINE, GIN and PNA), 4,000 and 8,000 accounts (GINE); 2048 / 512 steps per client;
-    /// K up to 1024 for CE-FedGNN, FedGNN-ST and FedAvg with T = 8192 on citation graphs (8
-    /// rounds at K = 1024); seeds 0–2.
+    /// K up to 1024 for CE-FedGNN, FedGNN-ST and FedAvg with T = 8192 on citation and AML
+    /// graphs (8 rounds at K = 1024); seeds 0–2.
     pub fn full() -> Self {
         use PartitionKind::{LabelDirichlet1, Louvain, Random};
         Self {
@@ -133,6 +137,7 @@ impl Plan {
             k_default: 32,
             k_sweep: vec![1, 8, 32, 128, 1024],
             k_sweep_steps: 8192,
+            aml_k_sweep_steps: 8192,
             k_sweep_methods: vec![Method::CeFedGnn, Method::StaleEmbeddings, Method::FedAvg],
             sigmas: vec![0.5, 1.0, 1.2],
             attack_sigmas: vec![0.0, 0.25, 0.5, 1.0, 2.0],
@@ -167,20 +172,24 @@ impl Plan {
     }
 
     /// The configuration of the K sweep at `k`: [`Plan::config`] with T = [`Plan::k_sweep_steps`]
-    /// on citation graphs (GCN).
+    /// on citation graphs (GCN) and [`Plan::aml_k_sweep_steps`] on AML graphs.
     ///
     /// # Example
     /// ```
     /// use cefedgnn::paper::Plan;
     /// use cefedgnn::train::ModelKind;
     /// assert_eq!(Plan::full().sweep_config(ModelKind::Gcn, 1024).rounds, 8);
-    /// assert_eq!(Plan::full().sweep_config(ModelKind::Gine, 32).rounds, 16);
+    /// assert_eq!(Plan::full().sweep_config(ModelKind::Gine, 1024).rounds, 8);
+    /// assert_eq!(Plan::quick().sweep_config(ModelKind::Gine, 32).rounds, 8);
     /// ```
     pub fn sweep_config(&self, model: ModelKind, k: u32) -> FedTrainConfig {
         let mut cfg = self.config(model, k);
-        if model == ModelKind::Gcn {
-            cfg.rounds = (self.k_sweep_steps / k.max(1)).max(1);
-        }
+        let steps = if model == ModelKind::Gcn {
+            self.k_sweep_steps
+        } else {
+            self.aml_k_sweep_steps
+        };
+        cfg.rounds = (steps / k.max(1)).max(1);
         cfg
     }
 

@@ -3,10 +3,11 @@
 
 use cefedgnn::aml::{AmlGenConfig, generate};
 use cefedgnn::paper::{
-    AmlSetting, CitationSetting, NO_CLIP, Plan, Runs, Setting, approximations_table, attack_table,
-    local_steps_table, methods_table, privacy_table, radius_table,
+    AmlDataSetting, AmlSetting, CitationSetting, NO_CLIP, Plan, Runs, Setting,
+    approximations_table, attack_table, local_steps_table, methods_table, privacy_table,
+    radius_table,
 };
-use cefedgnn::train::{FedTask, Method, ModelKind, PartitionKind};
+use cefedgnn::train::{AmlSplit, FedTask, Method, ModelKind, PartitionKind};
 use graph_core::NodeDataset;
 use graph_core::generate::ContextualSbm;
 use rand::SeedableRng;
@@ -211,6 +212,58 @@ fn settings_skip_missing_data_and_mark_the_primary_ones() {
     assert_eq!(sets[2].task.labels, again[2].task.labels);
     let other = plan.settings(&data, 43).unwrap();
     assert_ne!(sets[0].task.split.test, other[0].task.split.test);
+}
+
+#[test]
+fn a_registry_aml_dataset_runs_as_banks_would() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let cfg = AmlGenConfig {
+        num_banks: 4,
+        num_accounts: 300,
+        num_normal: 3000,
+        ..AmlGenConfig::default()
+    };
+    let ag = generate(&cfg, &mut rng)
+        .unwrap()
+        .to_account_graph()
+        .unwrap();
+    let plan = Plan {
+        aml_data: vec![
+            AmlDataSetting {
+                dataset: "bank-file".into(),
+                clients: 2,
+                split: AmlSplit::Time,
+                model: ModelKind::Gine,
+            },
+            AmlDataSetting {
+                dataset: "not-installed".into(),
+                clients: 2,
+                split: AmlSplit::Random,
+                model: ModelKind::Gine,
+            },
+        ],
+        ..Plan::quick()
+    };
+    let sets = plan
+        .aml_data_settings(&[("bank-file", ag.clone())], 5)
+        .unwrap();
+    assert_eq!(sets.len(), 1, "the dataset not given is skipped");
+    let s = &sets[0];
+    assert_eq!(s.label, "bank-file N=2 time Gine");
+    assert!(!s.primary);
+    assert_eq!(s.task.fed.clients().len(), 2);
+    // Time-ordered: no test account transacted before the last training account did.
+    let order = ag.time_order().unwrap();
+    let pos = |v: usize| order.iter().position(|&x| x == v).unwrap();
+    let last_train = (0..order.len())
+        .filter(|&v| s.task.split.train[v])
+        .map(pos)
+        .max();
+    let first_test = (0..order.len())
+        .filter(|&v| s.task.split.test[v])
+        .map(pos)
+        .min();
+    assert!(last_train < first_test, "{last_train:?} {first_test:?}");
 }
 
 #[test]

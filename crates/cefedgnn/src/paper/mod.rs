@@ -40,7 +40,7 @@ mod runs;
 mod setting;
 mod tables;
 
-pub use plan::{AmlSetting, CitationSetting, Plan};
+pub use plan::{AmlDataSetting, AmlSetting, CitationSetting, Plan};
 pub use reference::{OrderingRow, PAPER_ORDER, PAPER_SOURCE, ordering_row, paper_f1};
 pub use runs::Runs;
 pub use setting::{AML_SPLIT, CITATION_SPLIT, Setting, aml_gen_config, aml_task};

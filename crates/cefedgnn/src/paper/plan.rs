@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::train::{FedTrainConfig, Method, ModelKind, PartitionKind};
+use crate::train::{AmlSplit, FedTrainConfig, Method, ModelKind, PartitionKind};
 
 /// A citation graph of the plan, split into `clients` clients by `partition` (GCN, macro-F1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -27,6 +27,21 @@ pub struct AmlSetting {
     pub model: ModelKind,
 }
 
+/// An AML dataset of the registry (AMLworld-format accounts and transactions) as banks would run
+/// it: the banks grouped into `clients` clients of about equal account counts, the accounts
+/// split as `split` says (Multi-GNN: by time), trained with `model` (illicit-class F1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AmlDataSetting {
+    /// Registry name (e.g. `amlworld-sample`).
+    pub dataset: String,
+    /// Clients the banks are grouped into.
+    pub clients: usize,
+    /// Random or time-ordered.
+    pub split: AmlSplit,
+    /// GINE, GIN or PNA.
+    pub model: ModelKind,
+}
+
 /// What the tables run. Every setting runs every method over all [`Plan::seeds`] (the methods
 /// table). The first available citation setting and the first AML setting are *primary*: they
 /// also run the K sweep and the attack, and their σ₀ sweep runs every seed; the other settings'
@@ -37,6 +52,8 @@ pub struct Plan {
     pub citation: Vec<CitationSetting>,
     /// Generated AML graphs with their models.
     pub aml: Vec<AmlSetting>,
+    /// AML datasets of the registry (those installed), after the generated graphs.
+    pub aml_data: Vec<AmlDataSetting>,
     /// Total local steps T per client on citation graphs (rounds = T / K).
     pub citation_steps: u32,
     /// Total local steps T per client on AML graphs.
@@ -87,6 +104,7 @@ impl Plan {
         Self {
             citation: citation(&[("cora", 5, PartitionKind::Louvain)]),
             aml: aml(&[(2000, ModelKind::Gine)]),
+            aml_data: Vec::new(),
             citation_steps: 2048,
             aml_steps: 256,
             k_default: 32,
@@ -132,6 +150,13 @@ impl Plan {
                 (4000, ModelKind::Gine),
                 (8000, ModelKind::Gine),
             ]),
+            // The AMLworld sample as banks would run it: 8 clients, split by time.
+            aml_data: vec![AmlDataSetting {
+                dataset: "amlworld-sample".into(),
+                clients: 8,
+                split: AmlSplit::Time,
+                model: ModelKind::Gine,
+            }],
             citation_steps: 2048,
             aml_steps: 512,
             k_default: 32,

@@ -4,10 +4,10 @@
 use dp_core::rng::Seeds;
 use graph_core::NodeDataset;
 
-use super::Plan;
-use crate::aml::{AmlGenConfig, generate};
+use super::{AmlDataSetting, Plan};
+use crate::aml::{AccountGraph, AmlGenConfig, generate};
 use crate::error::Result;
-use crate::train::{FedTask, ModelKind, PartitionKind, task_rng};
+use crate::train::{AmlTaskOptions, FedTask, ModelKind, PartitionKind, task_rng};
 
 /// Train and validation fractions of a citation split (the rest is test): 20/20/60.
 pub const CITATION_SPLIT: (f64, f64) = (0.2, 0.2);
@@ -79,6 +79,31 @@ pub fn aml_task(accounts: usize, seed: u64) -> Result<FedTask> {
     FedTask::from_account_graph(&format!("aml-gen-{accounts}"), &ag, train, val, &mut rng)
 }
 
+impl Setting {
+    /// The setting of an AML dataset of the registry, loaded as `ag`: the banks grouped into
+    /// `a.clients` clients, the accounts split as `a.split` says (60/20/20), `a.model`.
+    ///
+    /// # Errors
+    /// As [`FedTask::from_account_graph_with`].
+    pub fn aml_data(a: &AmlDataSetting, ag: &AccountGraph, seed: u64) -> Result<Self> {
+        let mut rng = task_rng(seed);
+        let (train_frac, val_frac) = AML_SPLIT;
+        let options = AmlTaskOptions {
+            clients: Some(a.clients),
+            split: a.split,
+            train_frac,
+            val_frac,
+        };
+        let task = FedTask::from_account_graph_with(&a.dataset, ag, &options, &mut rng)?;
+        Ok(Self {
+            label: format!("{} N={} {} {:?}", a.dataset, a.clients, a.split, a.model),
+            task,
+            model: a.model,
+            primary: false,
+        })
+    }
+}
+
 impl Plan {
     /// The settings of the plan on the given citation datasets (`(registry name, dataset)`;
     /// plan entries whose dataset is not given are skipped) and on generated AML graphs
@@ -116,5 +141,25 @@ impl Plan {
             });
         }
         Ok(out)
+    }
+
+    /// The settings of [`Plan::aml_data`] on the given AML datasets (`(registry name,
+    /// account graph)`; entries whose dataset is not given are skipped), after
+    /// [`Plan::settings`]'s; never primary.
+    ///
+    /// # Errors
+    /// As [`Setting::aml_data`].
+    pub fn aml_data_settings(
+        &self,
+        data: &[(&str, AccountGraph)],
+        seed: u64,
+    ) -> Result<Vec<Setting>> {
+        self.aml_data
+            .iter()
+            .filter_map(|a| {
+                let (_, ag) = data.iter().find(|(n, _)| *n == a.dataset)?;
+                Some(Setting::aml_data(a, ag, seed))
+            })
+            .collect()
     }
 }

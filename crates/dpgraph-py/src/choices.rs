@@ -41,6 +41,7 @@ pub(crate) fn choices(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     listing::<cefedgnn::train::Method>(py, &out)?;
     listing::<cefedgnn::train::ModelKind>(py, &out)?;
     listing::<cefedgnn::train::PartitionKind>(py, &out)?;
+    listing::<cefedgnn::train::AmlSplit>(py, &out)?;
     listing::<cefedgnn::train::Preset>(py, &out)?;
     listing::<cefedgnn::estimator::GradientMode>(py, &out)?;
     Ok(out)

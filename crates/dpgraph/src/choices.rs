@@ -47,6 +47,7 @@ pub(crate) fn all() -> Map<String, Value> {
         listing::<cefedgnn::train::Method>(),
         listing::<cefedgnn::train::ModelKind>(),
         listing::<cefedgnn::train::PartitionKind>(),
+        listing::<cefedgnn::train::AmlSplit>(),
         listing::<cefedgnn::train::Preset>(),
         listing::<cefedgnn::estimator::GradientMode>(),
     ]
@@ -123,10 +124,12 @@ mod tests {
                 "dpgraph edgerefine refine --calibration",
                 "dpgraph edgerefine refine --tie_break",
                 "dpgraph fed partition --partition",
+                "dpgraph fed partition --split",
                 "dpgraph fed simulate --gradient",
                 "dpgraph fed simulate --method",
                 "dpgraph fed simulate --model",
                 "dpgraph fed simulate --partition",
+                "dpgraph fed simulate --split",
                 "dpgraph homdp embed --bound",
             ]
         );

@@ -321,6 +321,12 @@ mod paper_rows {
                 "mse_nearest",
                 "mse_mean",
                 "regression_vs_mean",
+                "label_accuracy",
+                "label_balanced_accuracy",
+                "label_prior_accuracy",
+                "label_prior_balanced_accuracy",
+                "edge_auc",
+                "edge_linked_pairs",
                 "f1_mean"
             ]
         );

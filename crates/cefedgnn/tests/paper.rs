@@ -405,8 +405,16 @@ fn tables_on_a_tiny_aml_graph() {
 
     // The approximation ladder: 7 rows from centralised to the default, costs that add up,
     // the last row the methods table's CE-FedGNN run (the same cached runs).
+    let before = runs.len();
     let lad = approximations_table(&plan, &s, &mut runs).unwrap();
     assert_eq!(lad.len(), 8);
+    // Every step is its own run (a configuration that differs in any field is not served from
+    // the cache), except centralised and the default, which the methods table ran, and the
+    // receiver-side averaging, which the AML preset does not use (step 4 = step 3): 5 new
+    // configurations × 2 seeds.
+    assert_eq!(plan.config(ModelKind::Gine, 2).halo_average, None);
+    assert_eq!(runs.len() - before, 10);
+    assert_eq!(lad[4].f1_per_seed, lad[3].f1_per_seed);
     assert_eq!(lad[0].method, "centralised");
     assert_eq!(
         (lad[1].k, lad[1].rounds, lad[1].clip, lad[1].sigma0),

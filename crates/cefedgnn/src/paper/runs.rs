@@ -7,8 +7,9 @@ use super::Setting;
 use crate::error::{FedError, Result};
 use crate::train::{FedReport, FedTrainConfig, Method, simulate};
 
-/// Finished runs by (setting, method, K, rounds, σ₀ bits, seed).
-type Key = (String, &'static str, u32, u32, u64, u64);
+/// Finished runs by (setting, method, the whole configuration with its seed as JSON): two
+/// configurations that differ in any field are two runs.
+type Key = (String, &'static str, String);
 
 /// Runs of the tables: finished runs are kept (a configuration already run is not run again),
 /// and a run whose training loss became non-finite is recorded as diverged.
@@ -43,6 +44,16 @@ impl Runs {
         }
     }
 
+    /// The finished runs kept.
+    pub fn len(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// Whether no run has finished yet.
+    pub fn is_empty(&self) -> bool {
+        self.cache.is_empty()
+    }
+
     /// The runs that diverged (non-finite training loss), one line each
     /// (`"<setting> <method> K=<K> σ0=<σ₀> seed <seed>: diverged (…)"`), in the order run.
     pub fn diverged(&self) -> &[String] {
@@ -73,10 +84,7 @@ impl Runs {
             let key = (
                 s.label.clone(),
                 m.name(),
-                c.local_steps,
-                c.rounds,
-                c.sigma0.to_bits(),
-                seed,
+                serde_json::to_string(&c).map_err(|e| FedError::Inconsistent(e.to_string()))?,
             );
             if let Some(r) = self.cache.get(&key) {
                 out.push(r.clone());

@@ -131,6 +131,12 @@ fn plots(experiment: Experiment, dir: &Path) -> Result<Vec<(String, Plot)>> {
             }
             if let Some(r) = rows(dir, "privacy")? {
                 out.push(("eps_over_sigma0".into(), cefedgnn_eps(&r)));
+                out.push(("f1_over_sigma0".into(), cefedgnn_f1_sigma(&r)));
+            }
+            if let Some(r) = rows(dir, "methods")?
+                && r.iter().any(|x| num(x, "cross_edge_share").is_some())
+            {
+                out.push(("f1_over_cross_share".into(), cefedgnn_cross(&r)));
             }
         }
     }
@@ -474,6 +480,37 @@ fn cefedgnn_k(rows: &[Row]) -> Plot {
         }
     };
     fill(&mut p, rows, series, "K", "f1_mean");
+    p
+}
+
+/// Test F1 against the share of edges that cross clients, one series per method, one point per
+/// citation setting (where sharing could help: the more edges cross, the more it could bring).
+fn cefedgnn_cross(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "F1 against the share of edges crossing clients, per method (citation settings)",
+        "cross-client share of edges",
+        "test macro-F1 (mean over clients and seeds)",
+    );
+    p.lines = false;
+    for r in rows {
+        if text(r, "setting").starts_with("aml") {
+            continue;
+        }
+        if let (Some(x), Some(y)) = (num(r, "cross_edge_share"), num(r, "f1_mean")) {
+            p.add(&text(r, "method"), Point::at(x, y));
+        }
+    }
+    p
+}
+
+/// CE-FedGNN's test F1 over σ₀, one series per setting (at which noise sharing still pays).
+fn cefedgnn_f1_sigma(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "CE-FedGNN: test F1 over σ₀, per setting",
+        "σ₀ (noise of the embedding release)",
+        "test F1 (mean over clients and seeds)",
+    );
+    fill(&mut p, rows, |r| text(r, "setting"), "sigma0", "f1_mean");
     p
 }
 

@@ -306,6 +306,31 @@ impl FederatedGraph {
     pub fn clients(&self) -> &[ClientTopology] {
         &self.clients
     }
+
+    /// The share of the graph's edges whose ends lie at two clients (0 without edges): how
+    /// much sharing could bring.
+    ///
+    /// # Example
+    /// ```
+    /// use cefedgnn::federation::FederatedGraph;
+    /// use graph_core::GraphBuilder;
+    /// let mut b = GraphBuilder::new(4)?;
+    /// for (u, v) in [(0, 1), (1, 2), (2, 3)] {
+    ///     b.add_edge(u, v)?;
+    /// }
+    /// let fed = FederatedGraph::by_attribute(b.build()?, &[0, 0, 1, 1])?;
+    /// assert!((fed.cross_edge_share() - 1.0 / 3.0).abs() < 1e-12);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cross_edge_share(&self) -> f64 {
+        let m = self.graph.num_edges();
+        if m == 0 {
+            return 0.0;
+        }
+        // Each cross edge is in the lists of both its clients.
+        let listed: usize = self.clients.iter().map(|c| c.cross_edges().len()).sum();
+        listed as f64 / 2.0 / m as f64
+    }
     /// The topology of client `id`.
     ///
     /// # Errors

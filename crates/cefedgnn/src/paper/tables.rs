@@ -18,6 +18,8 @@ pub struct MethodRow {
     pub setting: String,
     /// [`Method::name`].
     pub method: String,
+    /// Share of the setting's edges that cross clients ([`crate::federation::FederatedGraph::cross_edge_share`]).
+    pub cross_edge_share: f64,
     /// Local steps K per round.
     #[serde(rename = "K")]
     pub k: u32,
@@ -188,6 +190,7 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
             .map_or(f64::NAN, |r| r.eps_rdp);
         rows.push(MethodRow {
             setting: s.label.clone(),
+            cross_edge_share: s.task.fed.cross_edge_share(),
             method: m.name().into(),
             k: base.local_steps,
             rounds: base.rounds,

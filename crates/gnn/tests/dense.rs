@@ -3,30 +3,14 @@
 //! training mode give the same outputs and the same parameter gradients; GAT, which has no
 //! dense path, is unchanged.
 
-use burn::module::{Module, ModuleVisitor, Param};
-use burn::tensor::{Device, Tensor};
-use gnn::tensors::DropoutRng;
+mod common;
+
+use burn::tensor::Device;
+use common::{assert_close, forward_backward};
 use gnn::{Aggregation, EdgeList, GraphInput, GraphTensors, ModelConfig, NodeTask};
 use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-    t.into_data().try_into_vec_as::<f32>().unwrap()
-}
-
-struct Grads<'a> {
-    grads: &'a burn::tensor::Gradients,
-    out: Vec<Vec<f32>>,
-}
-impl ModuleVisitor for Grads<'_> {
-    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        // GIN's fixed ε has no gradient.
-        if let Some(g) = param.val().grad(self.grads) {
-            self.out.push(host(g));
-        }
-    }
-}
 
 /// A random graph with 80 nodes and about a fifth of all pairs as edges (both directions, a
 /// few self-loops): as dense as a randomized-response release.
@@ -67,37 +51,10 @@ fn task(rng: &mut ChaCha8Rng, weighted: bool, sparse_features: bool) -> NodeTask
 /// Logits and parameter gradients of one training-mode forward/backward pass.
 fn run(cfg: &ModelConfig, task: &NodeTask, aggregation: Aggregation) -> (Vec<f32>, Vec<Vec<f32>>) {
     let plain = Device::flex();
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let model = cfg
-        .init_with_rng(&plain.clone().autodiff(), &mut rng)
-        .unwrap();
     let mut input = GraphInput::from_node_task(task, &plain);
     input.graph = GraphTensors::with_aggregation(task.edges(), &plain, aggregation);
     assert_eq!(input.graph.is_dense(), aggregation == Aggregation::Dense);
-    let mut drop = DropoutRng::new(&mut rng);
-    let logits = model.forward(&input, Some(&mut drop)).unwrap();
-    let r: Vec<f32> = (0..logits.dims().iter().product())
-        .map(|_| rng.random_range(-1.0..1.0))
-        .collect();
-    let r = Tensor::<2>::from_data(burn::tensor::TensorData::new(r, logits.dims()), &plain);
-    let grads = (logits.clone().tanh() * r).sum().backward();
-    let mut g = Grads {
-        grads: &grads,
-        out: Vec::new(),
-    };
-    model.visit(&mut g);
-    (host(logits), g.out)
-}
-
-fn assert_close(a: &[f32], b: &[f32], what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}");
-    let scale = b.iter().fold(0f32, |m, v| m.max(v.abs())).max(1.0);
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (x - y).abs() <= 2e-5 * scale,
-            "{what}[{i}]: dense {x}, sparse {y}"
-        );
-    }
+    forward_backward(cfg, &input)
 }
 
 #[test]
@@ -115,11 +72,23 @@ fn dense_and_sparse_aggregation_agree_in_values_and_gradients() {
             let (out_d, grads_d) = run(cfg, &t, Aggregation::Dense);
             let (out_s, grads_s) = run(cfg, &t, Aggregation::Sparse);
             let what = format!("{cfg:?} weighted {weighted} sparse features {sparse_features}");
-            assert_close(&out_d, &out_s, &format!("logits of {what}"));
+            assert_close(
+                &out_d,
+                &out_s,
+                2e-5,
+                ("dense", "sparse"),
+                &format!("logits of {what}"),
+            );
             assert_eq!(grads_d.len(), grads_s.len());
             assert!(!grads_d.is_empty());
             for (k, (a, b)) in grads_d.iter().zip(&grads_s).enumerate() {
-                assert_close(a, b, &format!("gradient {k} of {what}"));
+                assert_close(
+                    a,
+                    b,
+                    2e-5,
+                    ("dense", "sparse"),
+                    &format!("gradient {k} of {what}"),
+                );
             }
         }
     }

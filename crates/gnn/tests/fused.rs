@@ -2,31 +2,14 @@
 //! with concatenated and averaged heads, dense and sparse features, weighted and unweighted
 //! edges) in training mode, same outputs and same parameter gradients.
 
-use burn::module::{Module, ModuleVisitor, Param};
-use burn::tensor::{Device, Tensor};
-use gnn::tensors::DropoutRng;
+mod common;
+
+use burn::tensor::Device;
+use common::{assert_close, forward_backward};
 use gnn::{EdgeList, GatHeads, GraphInput, Input, ModelConfig, NodeTask};
 use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-    t.into_data().try_into_vec_as::<f32>().unwrap()
-}
-
-struct Grads<'a> {
-    grads: &'a burn::tensor::Gradients,
-    out: Vec<Vec<f32>>,
-}
-impl ModuleVisitor for Grads<'_> {
-    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        let g = param
-            .val()
-            .grad(self.grads)
-            .expect("every parameter gets a gradient");
-        self.out.push(host(g));
-    }
-}
 
 /// A random directed graph (both directions, a few existing self-loops) with 60 nodes.
 fn task(rng: &mut ChaCha8Rng, weighted: bool, sparse: bool) -> NodeTask {
@@ -59,38 +42,10 @@ fn task(rng: &mut ChaCha8Rng, weighted: bool, sparse: bool) -> NodeTask {
 
 /// Logits and parameter gradients of one training-mode forward/backward pass.
 fn run(cfg: &ModelConfig, task: &NodeTask, fused: bool) -> (Vec<f32>, Vec<Vec<f32>>) {
-    let plain = Device::flex();
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let model = cfg
-        .init_with_rng(&plain.clone().autodiff(), &mut rng)
-        .unwrap();
-    let mut input = GraphInput::from_node_task(task, &plain);
+    let mut input = GraphInput::from_node_task(task, &Device::flex());
     input.graph = input.graph.with_fused_kernels(fused);
     assert_eq!(input.graph.fused_kernels(), fused);
-    let mut drop = DropoutRng::new(&mut rng);
-    let logits = model.forward(&input, Some(&mut drop)).unwrap();
-    let r: Vec<f32> = (0..logits.dims().iter().product())
-        .map(|_| rng.random_range(-1.0..1.0))
-        .collect();
-    let r = Tensor::<2>::from_data(burn::tensor::TensorData::new(r, logits.dims()), &plain);
-    let grads = (logits.clone().tanh() * r).sum().backward();
-    let mut g = Grads {
-        grads: &grads,
-        out: Vec::new(),
-    };
-    model.visit(&mut g);
-    (host(logits), g.out)
-}
-
-fn assert_close(a: &[f32], b: &[f32], what: &str) {
-    assert_eq!(a.len(), b.len());
-    let scale = b.iter().fold(0f32, |m, v| m.max(v.abs())).max(1.0);
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (x - y).abs() <= 1e-5 * scale,
-            "{what}[{i}]: fused {x}, generic {y}"
-        );
-    }
+    forward_backward(cfg, &input)
 }
 
 #[test]
@@ -122,10 +77,22 @@ fn fused_and_generic_models_agree_in_values_and_gradients() {
             let (out_f, grads_f) = run(cfg, &t, true);
             let (out_g, grads_g) = run(cfg, &t, false);
             let what = format!("{cfg:?} weighted {weighted} sparse {sparse}");
-            assert_close(&out_f, &out_g, &format!("logits of {what}"));
+            assert_close(
+                &out_f,
+                &out_g,
+                1e-5,
+                ("fused", "generic"),
+                &format!("logits of {what}"),
+            );
             assert_eq!(grads_f.len(), grads_g.len());
             for (k, (a, b)) in grads_f.iter().zip(&grads_g).enumerate() {
-                assert_close(a, b, &format!("gradient {k} of {what}"));
+                assert_close(
+                    a,
+                    b,
+                    1e-5,
+                    ("fused", "generic"),
+                    &format!("gradient {k} of {what}"),
+                );
             }
         }
     }

@@ -6,9 +6,8 @@
 mod common;
 
 use burn::tensor::Device;
-use common::{assert_close, forward_backward};
+use common::{assert_close, forward_backward, task_on};
 use gnn::{Aggregation, EdgeList, GraphInput, GraphTensors, ModelConfig, NodeTask};
-use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -28,24 +27,7 @@ fn task(rng: &mut ChaCha8Rng, weighted: bool, sparse_features: bool) -> NodeTask
         }
     }
     edges.sort_unstable();
-    let mut el = EdgeList::new(n as usize, &edges).unwrap();
-    if weighted {
-        let w = (0..edges.len())
-            .map(|_| rng.random_range(0.2..2.0))
-            .collect();
-        el = el.with_weights(w).unwrap();
-    }
-    let d = 30;
-    let x = Array2::from_shape_fn((n as usize, d), |_| {
-        let v: f32 = rng.random_range(-1.0..1.0);
-        if sparse_features && v.abs() > 0.1 {
-            0.0
-        } else {
-            v
-        }
-    });
-    let labels = (0..n).map(|i| i % 3).collect();
-    NodeTask::new(el, x, labels, 3).unwrap()
+    task_on(rng, n, &edges, 30, weighted, sparse_features)
 }
 
 /// Logits and parameter gradients of one training-mode forward/backward pass.

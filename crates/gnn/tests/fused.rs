@@ -5,9 +5,8 @@
 mod common;
 
 use burn::tensor::Device;
-use common::{assert_close, forward_backward};
-use gnn::{EdgeList, GatHeads, GraphInput, Input, ModelConfig, NodeTask};
-use ndarray::Array2;
+use common::{assert_close, forward_backward, task_on};
+use gnn::{GatHeads, GraphInput, Input, ModelConfig, NodeTask};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -24,20 +23,7 @@ fn task(rng: &mut ChaCha8Rng, weighted: bool, sparse: bool) -> NodeTask {
     }
     edges.sort_unstable();
     edges.dedup();
-    let mut el = EdgeList::new(n as usize, &edges).unwrap();
-    if weighted {
-        let w = (0..edges.len())
-            .map(|_| rng.random_range(0.2..2.0))
-            .collect();
-        el = el.with_weights(w).unwrap();
-    }
-    let d = 40;
-    let x = Array2::from_shape_fn((n as usize, d), |_| {
-        let v: f32 = rng.random_range(-1.0..1.0);
-        if sparse && v.abs() > 0.1 { 0.0 } else { v }
-    });
-    let labels = (0..n).map(|i| i % 3).collect();
-    NodeTask::new(el, x, labels, 3).unwrap()
+    task_on(rng, n, &edges, 40, weighted, sparse)
 }
 
 /// Logits and parameter gradients of one training-mode forward/backward pass.

@@ -512,6 +512,27 @@ pub struct RadiusRow {
     pub f1_mean: f64,
 }
 
+/// CE-FedGNN on `s` at K = [`Plan::k_default`] and noise multiplier `sigma0`, with the first
+/// seed (seeded noise), and what its most exposed client holds at the end. Not cached in
+/// [`Runs`]: the observation is the run's final state.
+///
+/// # Errors
+/// As [`crate::train::simulate_observed`].
+fn observed_run(
+    plan: &Plan,
+    s: &Setting,
+    sigma0: f64,
+) -> Result<(FedReport, Option<crate::train::ClientObservation>)> {
+    let seed = plan.seeds_for(true).first().copied().unwrap_or(0);
+    let cfg = FedTrainConfig {
+        sigma0,
+        seed,
+        noise: dp_core::rng::NoiseSource::Seeded(seed),
+        ..plan.config(s.model, plan.k_default)
+    };
+    crate::train::simulate_observed(&s.task, &cfg, Method::CeFedGnn, &mut |_| {})
+}
+
 /// The radius table of `s` (primary settings only): one CE-FedGNN run at the default
 /// configuration, the most exposed client's rows measured, ε(p) at the radii they give.
 ///
@@ -522,13 +543,8 @@ pub fn radius_table(plan: &Plan, s: &Setting) -> Result<Vec<RadiusRow>> {
     if !s.primary {
         return Ok(Vec::new());
     }
-    let seed = plan.seeds_for(true).first().copied().unwrap_or(0);
-    let cfg = FedTrainConfig {
-        seed,
-        noise: dp_core::rng::NoiseSource::Seeded(seed),
-        ..plan.config(s.model, plan.k_default)
-    };
-    let (r, seen) = crate::train::simulate_observed(&s.task, &cfg, Method::CeFedGnn, &mut |_| {})?;
+    let sigma0 = plan.config(s.model, plan.k_default).sigma0;
+    let (r, seen) = observed_run(plan, s, sigma0)?;
     let (Some(seen), Some(pr)) = (seen, r.privacy.as_ref()) else {
         return Ok(Vec::new());
     };
@@ -599,18 +615,9 @@ pub fn attack_table(plan: &Plan, s: &Setting) -> Result<Vec<AttackRow>> {
     if !s.primary {
         return Ok(Vec::new());
     }
-    let seed = plan.seeds_for(true).first().copied().unwrap_or(0);
-    let base = plan.config(s.model, plan.k_default);
     let mut rows = Vec::new();
     for &sigma0 in &plan.attack_sigmas {
-        let cfg = FedTrainConfig {
-            sigma0,
-            seed,
-            noise: dp_core::rng::NoiseSource::Seeded(seed),
-            ..base.clone()
-        };
-        let (r, seen) =
-            crate::train::simulate_observed(&s.task, &cfg, Method::CeFedGnn, &mut |_| {})?;
+        let (r, seen) = observed_run(plan, s, sigma0)?;
         let Some(seen) = seen else { continue };
         let a = crate::attack::attack(&s.task.features, &seen)?;
         let l = crate::attack::label_attack(&s.task.labels, s.task.num_classes, &seen)?;

@@ -5,7 +5,8 @@
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::{Device, Tensor};
 use gnn::tensors::DropoutRng;
-use gnn::{GraphInput, ModelConfig};
+use gnn::{EdgeList, GraphInput, ModelConfig, NodeTask};
+use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -65,4 +66,33 @@ pub(crate) fn assert_close(a: &[f32], b: &[f32], tol: f32, names: (&str, &str), 
             names.1
         );
     }
+}
+
+/// A 3-class task on `edges` (sorted, without duplicates) of `n` nodes: random edge weights in
+/// [0.2, 2) when `weighted`, `d` random features in [-1, 1), mostly zeros when `sparse_features`.
+pub(crate) fn task_on(
+    rng: &mut ChaCha8Rng,
+    n: u32,
+    edges: &[(u32, u32)],
+    d: usize,
+    weighted: bool,
+    sparse_features: bool,
+) -> NodeTask {
+    let mut el = EdgeList::new(n as usize, edges).unwrap();
+    if weighted {
+        let w = (0..edges.len())
+            .map(|_| rng.random_range(0.2..2.0))
+            .collect();
+        el = el.with_weights(w).unwrap();
+    }
+    let x = Array2::from_shape_fn((n as usize, d), |_| {
+        let v: f32 = rng.random_range(-1.0..1.0);
+        if sparse_features && v.abs() > 0.1 {
+            0.0
+        } else {
+            v
+        }
+    });
+    let labels = (0..n).map(|i| i % 3).collect();
+    NodeTask::new(el, x, labels, 3).unwrap()
 }

@@ -82,11 +82,22 @@ impl Ctx {
             format!("{:?}", self.effort).to_lowercase().into(),
         );
         m.insert("git_revision".into(), self.revision.clone().into());
-        m.insert(
-            "data_dir".into(),
-            crate::datasets::data_dir().display().to_string().into(),
-        );
+        m.insert("data_dir".into(), recorded_data_dir().into());
         m
+    }
+}
+
+/// The data directory as the tables record it: relative to the checkout when inside it, else
+/// where it came from — committed tables carry no machine's paths (the run's own `run.json`
+/// keeps the absolute path).
+fn recorded_data_dir() -> String {
+    let dir = crate::datasets::data_dir();
+    match dir.strip_prefix(crate::project_root()) {
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => format!(
+            "outside the checkout (${} or the default)",
+            graph_core::registry::DATA_ENV
+        ),
     }
 }
 

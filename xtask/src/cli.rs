@@ -244,6 +244,8 @@ pub(crate) enum CefedgnnTable {
     Radius,
     /// The cost of each approximation, from centralised to CE-FedGNN (random partitions).
     Approximations,
+    /// The T sweep of the primary settings under the convergence theorem's schedule.
+    Convergence,
     /// The claims table, from the tables in --out (runs nothing else).
     Claims,
 }

@@ -133,6 +133,9 @@ fn plots(experiment: Experiment, dir: &Path) -> Result<Vec<(String, Plot)>> {
                 out.push(("eps_over_sigma0".into(), cefedgnn_eps(&r)));
                 out.push(("f1_over_sigma0".into(), cefedgnn_f1_sigma(&r)));
             }
+            if let Some(r) = rows(dir, "convergence")? {
+                out.push(("grad_over_t".into(), cefedgnn_convergence(&r)));
+            }
             if let Some(r) = rows(dir, "methods")?
                 && r.iter().any(|x| num(x, "cross_edge_share").is_some())
             {
@@ -480,6 +483,25 @@ fn cefedgnn_k(rows: &[Row]) -> Plot {
         }
     };
     fill(&mut p, rows, series, "K", "f1_mean");
+    p
+}
+
+/// The convergence theorem's quantity over T on log-log axes, one series per setting (the
+/// theorem: a slope of at most −1/2).
+fn cefedgnn_convergence(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "CE-FedGNN: mean squared gradient norm of the global objective over T (theorem: slope ≤ −1/2)",
+        "T (local steps per client; η, γ, β ∝ T^-1/2, K ∝ T^1/4)",
+        "mean over round starts of ‖∇F(W)‖² (mean over seeds)",
+    )
+    .scales(Scale::Log, Scale::Log);
+    fill(
+        &mut p,
+        rows,
+        |r| text(r, "setting"),
+        "T",
+        "grad_norm_sq_avg",
+    );
     p
 }
 

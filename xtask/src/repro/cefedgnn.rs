@@ -9,9 +9,10 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use cefedgnn::aml::AccountGraph;
 use cefedgnn::paper::{
-    ApproximationRow, AttackRow, LocalStepsRow, MethodRow, OrderingRow, PAPER_SOURCE, Plan,
-    PrivacyRow, RadiusRow, Runs, approximations_table, attack_table, identical_pairs,
-    local_steps_table, methods_table, ordering_row, privacy_table, radius_table,
+    ApproximationRow, AttackRow, ConvergenceRow, LocalStepsRow, MethodRow, OrderingRow,
+    PAPER_SOURCE, Plan, PrivacyRow, RadiusRow, Runs, approximations_table, attack_table,
+    convergence_table, identical_pairs, local_steps_table, methods_table, ordering_row,
+    privacy_table, radius_table,
 };
 use cefedgnn::train::ModelKind;
 use graph_core::registry::Dataset;
@@ -53,6 +54,10 @@ const APPROXIMATIONS_TITLE: &str = "CE-FedGNN: what each approximation costs, fr
 
 const APPROXIMATIONS_NOTE: &str = "Each row adds one approximation to the row before, with the same model, sampler and T = K·rounds steps per client: centralised; the federation with every approximation off (exact halo rows of the shared layers every step, K = 1; no moving averages; no receiver-side averaging; clip 10⁶, never reached; no noise) — what is left against centralised is what each client sees (its own nodes, the shared layers' halo rows; the first layer aggregates only the neighbours it holds); staleness (K of the methods table); the embedding and gradient moving averages (γ, β); the receiver-side averaging of halo rows; clipping (C); noise (σ₀), step 6 being CE-FedGNN's default. Step 7 is the control of step 1's gap: step 1 with an exact first layer (FedGCN's neighbour-feature sums over the whole graph, exchanged once and unprotected, through a linear first layer); its cost is step 1 minus it (negative: what the first layer's missing remote inputs cost), and where its vs_centralised is near 0 that is the whole gap. cost: the F1 the step costs (previous row minus this one); vs_centralised: this row minus centralised. Seeded noise (an experiment, not a private run).";
 
+const CONVERGENCE_TITLE: &str = "CE-FedGNN: convergence over T under the theorem's schedule — the global objective's squared gradient norm and the rounds against T (primary settings, every seed)";
+
+const CONVERGENCE_NOTE: &str = "The theorem (CEFEDGNN.md): with η, γ, β = Θ(T^-1/2) and K = Θ(T^1/4), (1/T)·Σ_t E‖∇F(W_t)‖² = O(1/√T) in O(T^3/4) rounds. Each row runs CE-FedGNN at its default configuration (noise included) with T = 2^d times the methods table's T and that schedule anchored at the table's values (Plan::convergence_config: η = η₀·(T₀/T)^1/2, γ and β likewise capped at 1, K = round(K₀·(T/T₀)^1/4), rounds = T / K). F is the training objective of one model over the whole graph (every training node, exact neighbourhoods, no dropout; the class-weighted cross-entropy of the trainer), measured at the server's model after the bootstrap and every round (cefedgnn::train::simulate_traced); grad_norm_sq_avg is the mean of ‖∇F‖² at the round starts (rounds 0 to R − 1, each standing for its K steps), the theorem's average read once a round. slope_grad_norm_sq and slope_rounds: least-squares slopes of ln grad_norm_sq_avg and ln rounds on ln T over the setting's rows; the theorem holds on this range of T where slope_grad_norm_sq ≤ −1/2 (a rate is an upper bound: a steeper fall agrees with it), and slope_rounds is 3/4 by the schedule. Seeded noise (an experiment, not a private run).";
+
 const ORDERING_TITLE: &str = "CE-FedGNN on citation graphs: does the paper's ordering of the methods hold, and which F1 reading is closest to its FedAvg figure";
 
 const LOCAL_STEPS_NOTE: &str = "embedding_bytes_per_step = embedding bytes (up + down, all clients) per exchange / K: one exchange of the same rows follows every K local steps (the one-off bootstrap exchange of round 0 is excluded); embedding_vs_every_step divides it by the K = 1 value and must not exceed one_over_k.";
@@ -67,6 +72,7 @@ struct Results {
     attack: Vec<AttackRow>,
     radius: Vec<RadiusRow>,
     approximations: Vec<ApproximationRow>,
+    convergence: Vec<ConvergenceRow>,
 }
 
 /// The citation datasets of `plan` that are installed, each loaded once; a note per plan entry
@@ -122,7 +128,7 @@ fn wants(ctx: &Ctx, t: CefedgnnTable) -> bool {
 }
 
 /// The tables' stems with the table that selects each, in writing order.
-const STEMS: [(CefedgnnTable, &str); 7] = [
+const STEMS: [(CefedgnnTable, &str); 8] = [
     (CefedgnnTable::Methods, "methods"),
     (CefedgnnTable::LocalSteps, "local_steps"),
     (CefedgnnTable::Privacy, "privacy"),
@@ -130,6 +136,7 @@ const STEMS: [(CefedgnnTable, &str); 7] = [
     (CefedgnnTable::Attack, "attack"),
     (CefedgnnTable::Radius, "radius"),
     (CefedgnnTable::Approximations, "approximations"),
+    (CefedgnnTable::Convergence, "convergence"),
 ];
 
 /// Whether the approximation ladder runs on a setting: the random partitions (most edges
@@ -305,7 +312,7 @@ fn run_settings(
         let resumed = ctx.select.resume
             && STEMS.iter().enumerate().all(|(i, (t, stem))| {
                 let applies = match *stem {
-                    "local_steps" | "attack" | "radius" => s.primary,
+                    "local_steps" | "attack" | "radius" | "convergence" => s.primary,
                     "approximations" => ladder_applies(&s.label),
                     _ => true,
                 };
@@ -348,6 +355,9 @@ fn run_settings(
         if wants(ctx, CefedgnnTable::Approximations) && ladder_applies(&s.label) {
             res.approximations
                 .extend(approximations_table(plan, s, &mut runs)?);
+        }
+        if wants(ctx, CefedgnnTable::Convergence) {
+            res.convergence.extend(convergence_table(plan, s)?);
         }
         p.done.push(s.label.clone());
         write_tables(p, &res, &runs, false)?;
@@ -449,7 +459,19 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
     let mut ladder = Table::from_rows(APPROXIMATIONS_TITLE, &res.approximations)?;
     ladder.meta = radius.meta.clone();
     ladder.notes.push(APPROXIMATIONS_NOTE.into());
-    let tables = [main, k_table, eps_table, order, attack, radius, ladder];
+    let mut convergence = Table::from_rows(CONVERGENCE_TITLE, &res.convergence)?;
+    convergence.meta = ladder.meta.clone();
+    convergence.notes.push(CONVERGENCE_NOTE.into());
+    let tables = [
+        main,
+        k_table,
+        eps_table,
+        order,
+        attack,
+        radius,
+        ladder,
+        convergence,
+    ];
     for (((t, stem), table), earlier) in STEMS.iter().zip(tables).zip(&p.earlier) {
         if wants(ctx, *t) {
             let table = merged(table, earlier.as_ref(), &p.order, &p.done);

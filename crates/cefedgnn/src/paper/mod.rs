@@ -12,6 +12,9 @@
 //! - [`methods_table`], [`local_steps_table`], [`privacy_table`]: one table of one setting as
 //!   typed rows ([`MethodRow`], [`LocalStepsRow`], [`PrivacyRow`]);
 //! - [`attack_table`]: the attribute-inference attack ([`crate::attack`]) over σ₀ ([`AttackRow`]);
+//! - [`convergence_table`]: CE-FedGNN over T under the convergence theorem's schedule, the
+//!   global objective traced every round, slopes fitted against −1/2 and 3/4
+//!   ([`ConvergenceRow`]);
 //! - [`paper_f1`] and [`ordering_row`]: the paper's Table 2 beside a setting's rows, and whether
 //!   its ordering of the methods holds ([`OrderingRow`]).
 //!
@@ -34,12 +37,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod convergence;
 mod plan;
 mod reference;
 mod runs;
 mod setting;
 mod tables;
 
+pub use convergence::{ConvergenceRow, convergence_table, slope};
 pub use plan::{AmlDataSetting, AmlSetting, CitationSetting, Plan};
 pub use reference::{OrderingRow, PAPER_ORDER, PAPER_SOURCE, ordering_row, paper_f1};
 pub use runs::Runs;

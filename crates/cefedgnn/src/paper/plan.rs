@@ -75,6 +75,10 @@ pub struct Plan {
     /// The σ₀ values of the attribute-inference attack on the primary settings (0: exact rows,
     /// the attack's best case).
     pub attack_sigmas: Vec<f64>,
+    /// The T sweep of the convergence table on the primary settings: T = 2^d times the
+    /// methods table's T per listed d, with the theorem's schedule
+    /// ([`Plan::convergence_config`]).
+    pub convergence_doublings: Vec<i32>,
     /// Training seeds (initialisation, sampling, dropout, noise) averaged in a row.
     pub seeds: Vec<u64>,
 }
@@ -114,6 +118,7 @@ impl Plan {
             k_sweep_methods: vec![Method::CeFedGnn],
             sigmas: vec![0.5, 1.0, 1.2],
             attack_sigmas: vec![0.0, 1.0],
+            convergence_doublings: vec![-2, -1, 0, 1],
             seeds: vec![0],
         }
     }
@@ -166,6 +171,7 @@ impl Plan {
             k_sweep_methods: vec![Method::CeFedGnn, Method::StaleEmbeddings, Method::FedAvg],
             sigmas: vec![0.5, 1.0, 1.2],
             attack_sigmas: vec![0.0, 0.25, 0.5, 1.0, 2.0],
+            convergence_doublings: vec![-1, 0, 1, 2, 3],
             seeds: vec![0, 1, 2],
         }
     }
@@ -216,6 +222,43 @@ impl Plan {
         };
         cfg.rounds = (steps / k.max(1)).max(1);
         cfg
+    }
+
+    /// The configuration of the convergence table at T = 2^`doublings` · T₀ local steps per
+    /// client, T₀ and K₀ being the methods table's ([`Plan::config`] at [`Plan::k_default`]):
+    /// the schedule of the convergence theorem (CEFEDGNN.md: η, γ, β = Θ(T^−1/2) and
+    /// K = Θ(T^1/4) give O(1/√T) with O(T^3/4) rounds) anchored at the table's values,
+    /// η = η₀·(T₀/T)^1/2, γ = min(1, γ₀·(T₀/T)^1/2), β likewise, K = max(1, round(K₀·(T/T₀)^1/4)),
+    /// rounds = max(1, T / K).
+    ///
+    /// # Example
+    /// ```
+    /// use cefedgnn::paper::Plan;
+    /// use cefedgnn::train::ModelKind;
+    /// let plan = Plan::full();
+    /// let base = plan.convergence_config(ModelKind::Gcn, 0);
+    /// assert_eq!((base.local_steps, base.rounds), (32, 64));
+    /// let long = plan.convergence_config(ModelKind::Gcn, 4);
+    /// assert_eq!((long.local_steps, long.rounds), (64, 512)); // 16 T₀: K ×2, rounds ×8
+    /// assert!((long.lr - base.lr / 4.0).abs() < 1e-12);
+    /// ```
+    pub fn convergence_config(&self, model: ModelKind, doublings: i32) -> FedTrainConfig {
+        let base = self.config(model, self.k_default);
+        let t0 = f64::from(base.local_steps * base.rounds);
+        let ratio = 2f64.powi(doublings);
+        let t = (t0 * ratio).round().max(1.0);
+        let shrink = ratio.sqrt().recip();
+        let k = (f64::from(base.local_steps) * ratio.powf(0.25))
+            .round()
+            .clamp(1.0, t);
+        FedTrainConfig {
+            local_steps: k as u32,
+            rounds: ((t / k).round() as u32).max(1),
+            lr: base.lr * shrink,
+            gamma: (base.gamma * shrink).min(1.0),
+            beta: (base.beta * shrink).min(1.0),
+            ..base
+        }
     }
 
     /// The seeds of a setting's sweeps (K and σ₀): all of [`Plan::seeds`] for a primary

@@ -771,31 +771,7 @@ impl Trainer {
             }
         }
         let logits = logits.expect("at least one layer");
-        let bpos: Vec<i64> = blocks.targets[layers - 1]
-            .iter()
-            .map(|&p| i64::from(p))
-            .collect();
-        let n_b = bpos.len();
-        let idx = Tensor::<1, burn::tensor::Int>::from_data(TensorData::new(bpos, [n_b]), &device);
-        let c = self.num_classes;
-        let mut target = vec![0f32; n_b * c];
-        let wsum: f32 = batch
-            .iter()
-            .map(|&i| self.class_weight[self.view.labels[i] as usize])
-            .sum();
-        for (k, &i) in batch.iter().enumerate() {
-            let l = self.view.labels[i] as usize;
-            target[k * c + l] = self.class_weight[l] / wsum.max(1e-12);
-        }
-        let target = Tensor::<2>::from_data(TensorData::new(target, [n_b, c]), &device);
-        let logp = burn::tensor::activation::log_softmax(logits.select(0, idx), 1);
-        let loss = (logp * target).sum().neg();
-        let loss_value = f64::from(loss.clone().into_scalar::<f32>());
-        if !loss_value.is_finite() {
-            return Err(FedError::Inconsistent(format!(
-                "non-finite training loss {loss_value} (lower the learning rate)"
-            )));
-        }
+        let (loss, loss_value) = self.batch_loss(logits, &blocks, &batch, &device)?;
         let grads = loss.backward();
         let mut grad = params::flatten_grad(&self.model, &grads);
         if !probes.is_empty() {
@@ -829,6 +805,83 @@ impl Trainer {
         self.g.step(&mut self.w, self.lr)?;
         self.reload();
         Ok(Some(loss_value))
+    }
+
+    /// The class-weighted cross-entropy of `batch` (own local indices, in the order of the
+    /// last layer's targets) from the last layer's `logits`, and its value.
+    ///
+    /// # Errors
+    /// [`FedError::Inconsistent`] for a non-finite loss.
+    fn batch_loss(
+        &self,
+        logits: Tensor<2>,
+        blocks: &Blocks,
+        batch: &[usize],
+        device: &Device,
+    ) -> Result<(Tensor<1>, f64)> {
+        let layers = self.shared_dims.len() + 1;
+        let bpos: Vec<i64> = blocks.targets[layers - 1]
+            .iter()
+            .map(|&p| i64::from(p))
+            .collect();
+        let n_b = bpos.len();
+        let idx = Tensor::<1, burn::tensor::Int>::from_data(TensorData::new(bpos, [n_b]), device);
+        let c = self.num_classes;
+        let mut target = vec![0f32; n_b * c];
+        let wsum: f32 = batch
+            .iter()
+            .map(|&i| self.class_weight[self.view.labels[i] as usize])
+            .sum();
+        for (k, &i) in batch.iter().enumerate() {
+            let l = self.view.labels[i] as usize;
+            target[k * c + l] = self.class_weight[l] / wsum.max(1e-12);
+        }
+        let target = Tensor::<2>::from_data(TensorData::new(target, [n_b, c]), device);
+        let logp = burn::tensor::activation::log_softmax(logits.select(0, idx), 1);
+        let loss = (logp * target).sum().neg();
+        let loss_value = f64::from(loss.clone().into_scalar::<f32>());
+        if !loss_value.is_finite() {
+            return Err(FedError::Inconsistent(format!(
+                "non-finite training loss {loss_value} (lower the learning rate)"
+            )));
+        }
+        Ok((loss, loss_value))
+    }
+
+    /// The training objective over every own training node at the current W, computed
+    /// exactly: every neighbour, no dropout, every layer fresh (no halo rows, no moving
+    /// averages, no FED-PUB masks): the loss ([`Trainer::step`]'s class-weighted
+    /// cross-entropy) and its gradient in W, flat like W (no weight decay, no clipping). On a
+    /// view of the whole graph this is the global objective F and ∇F(W) of the convergence
+    /// theorem. `None` without training nodes.
+    ///
+    /// # Errors
+    /// Model errors; [`FedError::Inconsistent`] for a non-finite loss.
+    ///
+    /// # Complexity
+    /// One forward and backward pass over the training nodes' full L-hop neighbourhood.
+    pub(crate) fn full_gradient(&mut self) -> Result<Option<(f64, Vec<f32>)>> {
+        if self.view.train.is_empty() {
+            return Ok(None);
+        }
+        let batch = self.view.train.clone();
+        let none = HaloTable::new(0, &self.shared_dims);
+        let use_halo = std::mem::replace(&mut self.use_halo, false);
+        let blocks = self.sample(&batch, &none, true);
+        self.use_halo = use_halo;
+        let device = self.device.clone();
+        let layers = self.shared_dims.len() + 1;
+        let mut x = self.input(&blocks, &device);
+        for layer in 0..layers - 1 {
+            let g = self.graph(&blocks, layer, &device)?;
+            // Every source of the next layer is a target of this one: the rows are exact.
+            x = Input::Dense(self.model.layer_forward(layer, x, &g, None)?);
+        }
+        let g = self.graph(&blocks, layers - 1, &device)?;
+        let logits = self.model.layer_forward(layers - 1, x, &g, None)?;
+        let (loss, value) = self.batch_loss(logits, &blocks, &batch, &device)?;
+        let grads = loss.backward();
+        Ok(Some((value, params::flatten_grad(&self.model, &grads))))
     }
 
     /// Per-node signal mode: G_v^(ℓ) ← (1−β) G_v^(ℓ) + β ∂L/∂h_v^(ℓ) for the own targets of every

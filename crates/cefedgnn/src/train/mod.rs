@@ -45,7 +45,10 @@ pub use fedsage::{
     CountRounding, CrossTargets, MendOn, NeighGenConfig, NeighGenReport, NeighGenSplit,
 };
 pub(crate) use local::{EdgeIndex, HaloTable, LocalView, Trainer, TrainerState, ViewData};
-pub use run::{ClientObservation, FedReport, RoundInfo, simulate, simulate_observed};
+pub use run::{
+    ClientObservation, FedReport, ObjectivePoint, RoundInfo, simulate, simulate_observed,
+    simulate_traced,
+};
 pub(crate) use run::{apply_broadcast, noise_rng, score, trainer_rng};
 pub use task::{AmlSplit, AmlTaskOptions, FedTask, Metric, PartitionKind, task_rng};
 

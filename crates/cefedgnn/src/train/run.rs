@@ -256,12 +256,85 @@ pub fn simulate_observed(
     method: Method,
     on_round: &mut dyn FnMut(RoundInfo),
 ) -> Result<(FedReport, Option<ClientObservation>)> {
+    let (report, observed, _) = drive(task, cfg, method, on_round, false)?;
+    Ok((report, observed))
+}
+
+/// The global objective at the model the server holds after one round of
+/// [`simulate_traced`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ObjectivePoint {
+    /// The round just finished (0 = bootstrap: the initial model).
+    pub round: u32,
+    /// Local steps per client so far (round · K).
+    pub steps: u64,
+    /// F(W): the class-weighted cross-entropy over every training node of the whole graph,
+    /// every neighbour, no dropout, every layer exact.
+    pub loss: f64,
+    /// ‖∇F(W)‖², the squared L2 norm of its gradient in W.
+    pub grad_norm_sq: f64,
+}
+
+/// [`simulate`], also measuring after every round (the bootstrap included) the global
+/// objective F and ‖∇F‖² at the model the server holds (the centralised model for
+/// [`Method::Centralised`]): the quantity the convergence theorem bounds, (1/T)·Σ_t ‖∇F(W_t)‖²
+/// = O(1/√T), read at the end of every round. F is the training loss of one model over the
+/// whole graph with exact neighbourhoods: what the federation approximates, not what any
+/// client computes.
+///
+/// # Errors
+/// As [`simulate`]; [`FedError::InvalidParam`] for the methods without one global model
+/// (the single-client baseline, FED-PUB's personalised models).
+///
+/// # Complexity
+/// One full-graph forward and backward pass per round on top of [`simulate`].
+pub fn simulate_traced(
+    task: &FedTask,
+    cfg: &FedTrainConfig,
+    method: Method,
+    on_round: &mut dyn FnMut(RoundInfo),
+) -> Result<(FedReport, Vec<ObjectivePoint>)> {
+    if matches!(method, Method::SingleClient | Method::FedPub) {
+        return Err(FedError::param(
+            "method",
+            method.name(),
+            "has no single global model whose objective could be traced",
+        ));
+    }
+    let (report, _, trace) = drive(task, cfg, method, on_round, true)?;
+    Ok((report, trace))
+}
+
+/// Runs `method` round by round; with `trace`, the global objective after every round.
+fn drive(
+    task: &FedTask,
+    cfg: &FedTrainConfig,
+    method: Method,
+    on_round: &mut dyn FnMut(RoundInfo),
+    trace: bool,
+) -> Result<(FedReport, Option<ClientObservation>, Vec<ObjectivePoint>)> {
     cfg.check()?;
     let cfg = &method.run_config(&cfg.with_pna_delta_of(task)?);
+    let mut probe = if trace {
+        Some(GradientProbe::new(task, cfg, method)?)
+    } else {
+        None
+    };
+    let mut points = Vec::new();
     let start = Instant::now();
     let mut run = start_run(task, cfg, method)?;
     for round in run.first_round()..=cfg.rounds {
         let loss = run.round(round)?;
+        if let (Some(p), Some(w)) = (probe.as_mut(), run.global_params())
+            && let Some((loss, grad_norm_sq)) = p.measure(&w)?
+        {
+            points.push(ObjectivePoint {
+                round,
+                steps: u64::from(round) * u64::from(cfg.local_steps),
+                loss,
+                grad_norm_sq,
+            });
+        }
         on_round(RoundInfo {
             round,
             rounds: cfg.rounds,
@@ -276,7 +349,59 @@ pub fn simulate_observed(
         outcome.traffic.2 += up + down;
     }
     let observed = outcome.observed.take();
-    Ok((finish(task, cfg, method, outcome, start)?, observed))
+    Ok((finish(task, cfg, method, outcome, start)?, observed, points))
+}
+
+/// The global objective F of [`simulate_traced`] at a given W: a trainer of the run's model
+/// over the whole graph as one client (FedGCN's and the exact-first-layer variants: on the
+/// pre-aggregated features their first layer reads).
+struct GradientProbe {
+    trainer: Trainer,
+}
+
+impl GradientProbe {
+    fn new(task: &FedTask, cfg: &FedTrainConfig, method: Method) -> Result<Self> {
+        let mut setup = Setup::new(task, cfg, method)?;
+        let features = if method.first_layer_on_sums(cfg) {
+            fedgcn::aggregates(task)
+        } else {
+            task.features.clone()
+        };
+        let trainer = setup.trainer(whole_graph_view(task, features), cfg, false)?;
+        Ok(Self { trainer })
+    }
+
+    /// (F(W), ‖∇F(W)‖²); `None` without training nodes.
+    fn measure(&mut self, w: &[f32]) -> Result<Option<(f64, f64)>> {
+        Ok(self
+            .gradient(w)?
+            .map(|(loss, g)| (loss, g.iter().map(|&x| f64::from(x).powi(2)).sum())))
+    }
+
+    /// (F(W), ∇F(W)); `None` without training nodes.
+    fn gradient(&mut self, w: &[f32]) -> Result<Option<(f64, Vec<f32>)>> {
+        self.trainer.set_params(w);
+        self.trainer.full_gradient()
+    }
+}
+
+/// The whole graph as one client's view with node `features`.
+fn whole_graph_view(task: &FedTask, features: ndarray::Array2<f32>) -> LocalView {
+    let g = task.fed.graph();
+    let own: Vec<u32> = (0..g.num_nodes() as u32).collect();
+    LocalView::new(
+        g,
+        &EdgeIndex::new(g),
+        own,
+        Vec::new(),
+        ViewData {
+            features,
+            labels: task.labels.clone(),
+            num_classes: task.num_classes,
+            train: &task.split.train,
+            edge_features: task.edge_features.clone().map(Arc::new),
+        },
+    )
 }
 
 /// One run as a state machine over rounds.
@@ -288,6 +413,10 @@ trait Rounds {
     fn round(&mut self, round: u32) -> Result<f64>;
     /// Ends the run: predictions, traffic and privacy.
     fn close(self: Box<Self>) -> Result<Outcome>;
+    /// The one global model after the last round (`None` for the methods without one).
+    fn global_params(&self) -> Option<Vec<f32>> {
+        None
+    }
 }
 
 /// What a run produced, handed to [`finish`].
@@ -503,21 +632,7 @@ struct Central<'a> {
 
 impl<'a> Central<'a> {
     fn new(task: &FedTask, cfg: &'a FedTrainConfig, setup: &mut Setup) -> Result<Self> {
-        let g = task.fed.graph();
-        let own: Vec<u32> = (0..g.num_nodes() as u32).collect();
-        let view = LocalView::new(
-            g,
-            &EdgeIndex::new(g),
-            own,
-            Vec::new(),
-            ViewData {
-                features: task.features.clone(),
-                labels: task.labels.clone(),
-                num_classes: task.num_classes,
-                train: &task.split.train,
-                edge_features: task.edge_features.clone().map(Arc::new),
-            },
-        );
+        let view = whole_graph_view(task, task.features.clone());
         let per_client_nodes = task
             .fed
             .clients()
@@ -543,6 +658,9 @@ impl Rounds for Central<'_> {
             losses.extend(self.trainer.step(&self.halo)?);
         }
         Ok(mean(losses.into_iter()))
+    }
+    fn global_params(&self) -> Option<Vec<f32>> {
+        Some(self.trainer.w.clone())
     }
     fn close(mut self: Box<Self>) -> Result<Outcome> {
         let pred = self.trainer.predict(&self.halo)?;
@@ -709,6 +827,11 @@ impl Rounds for Federated<'_> {
         self.server.poll(&mut self.net)?;
         self.server.finish_round(&mut self.net)?;
         Ok(mean(losses.into_iter()))
+    }
+    fn global_params(&self) -> Option<Vec<f32>> {
+        self.fed_pub
+            .is_none()
+            .then(|| self.server.params().to_vec())
     }
     fn close(mut self: Box<Self>) -> Result<Outcome> {
         // The final broadcast: averaged W and the latest halo rows (FED-PUB: each client's
@@ -961,11 +1084,9 @@ mod tests {
     use graph_core::generate::ContextualSbm;
     use rand::SeedableRng;
 
-    /// FedSage+'s trainers hold generated nodes besides their own, but the run is evaluated on
-    /// exactly every client's own real nodes.
-    #[test]
-    fn fedsage_plus_evaluates_exactly_the_real_nodes() {
-        let mut rng = ChaCha8Rng::seed_from_u64(2);
+    /// A small three-client task on a contextual SBM (90 nodes, 3 classes).
+    fn csbm_task(seed: u64) -> FedTask {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let ds = ContextualSbm {
             n: 90,
             classes: 3,
@@ -978,7 +1099,7 @@ mod tests {
         .unwrap();
         let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng).unwrap();
         let split = NodeSplit::random(90, 0.4, 0.2, &mut rng).unwrap();
-        let task = FedTask::new(
+        FedTask::new(
             "csbm",
             fed,
             ds.features().clone(),
@@ -988,7 +1109,75 @@ mod tests {
             None,
             Metric::MacroF1,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    /// The probe's gradient is the gradient of its objective: the central difference of F along
+    /// ∇F/‖∇F‖ equals ‖∇F‖ (to the f32 resolution of the difference).
+    #[test]
+    fn the_traced_gradient_is_the_objectives_gradient() {
+        let task = csbm_task(4);
+        let cfg = FedTrainConfig::citation();
+        let mut probe = GradientProbe::new(&task, &cfg, Method::CeFedGnn).unwrap();
+        let w0 = probe.trainer.w.clone();
+        let (_, g) = probe.gradient(&w0).unwrap().unwrap();
+        let norm = g.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
+        assert!(norm > 1e-3, "a random model has a gradient: {norm}");
+        let h = 1e-2;
+        let shifted = |sign: f64| -> Vec<f32> {
+            w0.iter()
+                .zip(&g)
+                .map(|(&w, &d)| (f64::from(w) + sign * h * f64::from(d) / norm) as f32)
+                .collect()
+        };
+        let (up, _) = probe.gradient(&shifted(1.0)).unwrap().unwrap();
+        let (down, _) = probe.gradient(&shifted(-1.0)).unwrap().unwrap();
+        let slope = (up - down) / (2.0 * h);
+        assert!(
+            (slope - norm).abs() < 0.05 * norm,
+            "directional derivative {slope} vs ‖∇F‖ {norm}"
+        );
+        // The same W gives the same objective and gradient (no dropout, no sampling).
+        let (f0, _) = probe.gradient(&w0).unwrap().unwrap();
+        let (f1, sq) = probe.measure(&w0).unwrap().unwrap();
+        assert_eq!(f0, f1);
+        assert_eq!(sq, g.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>());
+    }
+
+    /// A traced run records the objective after the bootstrap and every round, and the
+    /// federated model's objective falls as it trains; the report equals the untraced run's.
+    #[test]
+    fn a_traced_run_records_every_round_and_its_objective_falls() {
+        let task = csbm_task(5);
+        let cfg = FedTrainConfig {
+            rounds: 6,
+            local_steps: 8,
+            sigma0: 0.0,
+            noise: dp_core::rng::NoiseSource::Seeded(1),
+            ..FedTrainConfig::citation()
+        };
+        let (report, trace) = simulate_traced(&task, &cfg, Method::CeFedGnn, &mut |_| {}).unwrap();
+        let rounds: Vec<u32> = trace.iter().map(|p| p.round).collect();
+        assert_eq!(rounds, (0..=6).collect::<Vec<_>>());
+        assert_eq!(trace[6].steps, 48);
+        assert!(
+            trace[6].loss < trace[0].loss,
+            "F falls: {} -> {}",
+            trace[0].loss,
+            trace[6].loss
+        );
+        let plain = simulate(&task, &cfg, Method::CeFedGnn, &mut |_| {}).unwrap();
+        assert_eq!(plain.f1_mean, report.f1_mean);
+        assert_eq!(plain.wire_digest, report.wire_digest);
+        let err = simulate_traced(&task, &cfg, Method::SingleClient, &mut |_| {}).unwrap_err();
+        assert!(matches!(err, FedError::InvalidParam { .. }), "{err}");
+    }
+
+    /// FedSage+'s trainers hold generated nodes besides their own, but the run is evaluated on
+    /// exactly every client's own real nodes.
+    #[test]
+    fn fedsage_plus_evaluates_exactly_the_real_nodes() {
+        let task = csbm_task(2);
         let cfg = FedTrainConfig {
             rounds: 2,
             local_steps: 2,

@@ -246,6 +246,8 @@ pub(crate) enum CefedgnnTable {
     Approximations,
     /// The T sweep of the primary settings under the convergence theorem's schedule.
     Convergence,
+    /// CE-FedGNN over the clip norm C at equal noise and at equal σ₀ (primary settings).
+    Clip,
     /// The claims table, from the tables in --out (runs nothing else).
     Claims,
 }

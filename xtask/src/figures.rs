@@ -133,6 +133,9 @@ fn plots(experiment: Experiment, dir: &Path) -> Result<Vec<(String, Plot)>> {
                 out.push(("eps_over_sigma0".into(), cefedgnn_eps(&r)));
                 out.push(("f1_over_sigma0".into(), cefedgnn_f1_sigma(&r)));
             }
+            if let Some(r) = rows(dir, "clip")? {
+                out.push(("f1_over_clip".into(), cefedgnn_clip(&r)));
+            }
             if let Some(r) = rows(dir, "convergence")? {
                 out.push(("grad_over_t".into(), cefedgnn_convergence(&r)));
             }
@@ -483,6 +486,24 @@ fn cefedgnn_k(rows: &[Row]) -> Plot {
         }
     };
     fill(&mut p, rows, series, "K", "f1_mean");
+    p
+}
+
+/// CE-FedGNN's test F1 over the clip norm C, one series per setting and held quantity.
+fn cefedgnn_clip(rows: &[Row]) -> Plot {
+    let mut p = Plot::new(
+        "CE-FedGNN: F1 over the clip norm C (held: the noise σ, or σ₀)",
+        "C (clip norm of released rows)",
+        "test F1 (mean over clients and seeds)",
+    )
+    .scales(Scale::Log, Scale::Linear);
+    fill(
+        &mut p,
+        rows,
+        |r| format!("{} held {}", text(r, "setting"), text(r, "held")),
+        "clip",
+        "f1_mean",
+    );
     p
 }
 

@@ -9,9 +9,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use cefedgnn::aml::AccountGraph;
 use cefedgnn::paper::{
-    ApproximationRow, AttackRow, ConvergenceRow, LocalStepsRow, MethodRow, OrderingRow,
+    ApproximationRow, AttackRow, ClipRow, ConvergenceRow, LocalStepsRow, MethodRow, OrderingRow,
     PAPER_SOURCE, Plan, PrivacyRow, RadiusRow, Runs, approximations_table, attack_table,
-    convergence_table, identical_pairs, local_steps_table, methods_table, ordering_row,
+    clip_table, convergence_table, identical_pairs, local_steps_table, methods_table, ordering_row,
     privacy_table, radius_table,
 };
 use cefedgnn::train::ModelKind;
@@ -58,6 +58,10 @@ const CONVERGENCE_TITLE: &str = "CE-FedGNN: convergence over T under the theorem
 
 const CONVERGENCE_NOTE: &str = "The theorem (CEFEDGNN.md): with η, γ, β = Θ(T^-1/2) and K = Θ(T^1/4), (1/T)·Σ_t E‖∇F(W_t)‖² = O(1/√T) in O(T^3/4) rounds. Each row runs CE-FedGNN at its default configuration (noise included) with T = 2^d times the methods table's T and that schedule anchored at the table's values (Plan::convergence_config: η = η₀·(T₀/T)^1/2, γ and β likewise capped at 1, K = round(K₀·(T/T₀)^1/4), rounds = T / K). F is the training objective of one model over the whole graph (every training node, exact neighbourhoods, no dropout; the class-weighted cross-entropy of the trainer), measured at the server's model after the bootstrap and every round (cefedgnn::train::simulate_traced); grad_norm_sq_avg is the mean of ‖∇F‖² at the round starts (rounds 0 to R − 1, each standing for its K steps), the theorem's average read once a round. slope_grad_norm_sq and slope_rounds: least-squares slopes of ln grad_norm_sq_avg and ln rounds on ln T over the setting's rows; the theorem holds on this range of T where slope_grad_norm_sq ≤ −1/2 (a rate is an upper bound: a steeper fall agrees with it), and slope_rounds is 3/4 by the schedule. Seeded noise (an experiment, not a private run).";
 
+const CLIP_TITLE: &str = "CE-FedGNN over the clip norm C of the released rows: at equal noise σ and at equal σ₀ (primary settings, every seed)";
+
+const CLIP_NOTE: &str = "CE-FedGNN at the methods table's configuration with C changed. held = sigma: σ = σ₀·C stays at the preset's value (σ₀ = σ / C), so every row has the same ε(p) for every radius p ≤ 2C (eps_at_fixed_radius, p = 0.1) and F1 compares C at equal privacy for nearby rows; what C changes is the worst case ε(2C) (two rows at the largest distance clipping allows) and how much of each row survives (clipped_share: rows above C, scaled down to norm C). held = sigma0: σ₀ stays, σ grows with C (the tables' and the CLI's parameter). The radius table gives the released rows' norm quantiles (norm_median: the C at which half the rows clip). Seeded noise (an experiment, not a private run).";
+
 const ORDERING_TITLE: &str = "CE-FedGNN on citation graphs: does the paper's ordering of the methods hold, and which F1 reading is closest to its FedAvg figure";
 
 const LOCAL_STEPS_NOTE: &str = "embedding_bytes_per_step = embedding bytes (up + down, all clients) per exchange / K: one exchange of the same rows follows every K local steps (the one-off bootstrap exchange of round 0 is excluded); embedding_vs_every_step divides it by the K = 1 value and must not exceed one_over_k.";
@@ -73,6 +77,7 @@ struct Results {
     radius: Vec<RadiusRow>,
     approximations: Vec<ApproximationRow>,
     convergence: Vec<ConvergenceRow>,
+    clip: Vec<ClipRow>,
 }
 
 /// The citation datasets of `plan` that are installed, each loaded once; a note per plan entry
@@ -128,7 +133,7 @@ fn wants(ctx: &Ctx, t: CefedgnnTable) -> bool {
 }
 
 /// The tables' stems with the table that selects each, in writing order.
-const STEMS: [(CefedgnnTable, &str); 8] = [
+const STEMS: [(CefedgnnTable, &str); 9] = [
     (CefedgnnTable::Methods, "methods"),
     (CefedgnnTable::LocalSteps, "local_steps"),
     (CefedgnnTable::Privacy, "privacy"),
@@ -137,6 +142,7 @@ const STEMS: [(CefedgnnTable, &str); 8] = [
     (CefedgnnTable::Radius, "radius"),
     (CefedgnnTable::Approximations, "approximations"),
     (CefedgnnTable::Convergence, "convergence"),
+    (CefedgnnTable::Clip, "clip"),
 ];
 
 /// Whether the approximation ladder runs on a setting: the random partitions (most edges
@@ -312,7 +318,7 @@ fn run_settings(
         let resumed = ctx.select.resume
             && STEMS.iter().enumerate().all(|(i, (t, stem))| {
                 let applies = match *stem {
-                    "local_steps" | "attack" | "radius" | "convergence" => s.primary,
+                    "local_steps" | "attack" | "radius" | "convergence" | "clip" => s.primary,
                     "approximations" => ladder_applies(&s.label),
                     _ => true,
                 };
@@ -358,6 +364,9 @@ fn run_settings(
         }
         if wants(ctx, CefedgnnTable::Convergence) {
             res.convergence.extend(convergence_table(plan, s)?);
+        }
+        if wants(ctx, CefedgnnTable::Clip) {
+            res.clip.extend(clip_table(plan, s, &mut runs)?);
         }
         p.done.push(s.label.clone());
         write_tables(p, &res, &runs, false)?;
@@ -462,6 +471,10 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
     let mut convergence = Table::from_rows(CONVERGENCE_TITLE, &res.convergence)?;
     convergence.meta = ladder.meta.clone();
     convergence.notes.push(CONVERGENCE_NOTE.into());
+    let mut clip = Table::from_rows(CLIP_TITLE, &res.clip)?;
+    clip.meta = convergence.meta.clone();
+    clip.notes.push(CLIP_NOTE.into());
+    clip.notes.push(cefedgnn::privacy::NOT_COVERED.into());
     let tables = [
         main,
         k_table,
@@ -471,6 +484,7 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
         radius,
         ladder,
         convergence,
+        clip,
     ];
     for (((t, stem), table), earlier) in STEMS.iter().zip(tables).zip(&p.earlier) {
         if wants(ctx, *t) {

@@ -12,6 +12,8 @@
 //! - [`methods_table`], [`local_steps_table`], [`privacy_table`]: one table of one setting as
 //!   typed rows ([`MethodRow`], [`LocalStepsRow`], [`PrivacyRow`]);
 //! - [`attack_table`]: the attribute-inference attack ([`crate::attack`]) over σ₀ ([`AttackRow`]);
+//! - [`clip_table`]: CE-FedGNN over the clip norm C at equal noise σ and at equal σ₀
+//!   ([`ClipRow`]);
 //! - [`convergence_table`]: CE-FedGNN over T under the convergence theorem's schedule, the
 //!   global objective traced every round, slopes fitted against −1/2 and 3/4
 //!   ([`ConvergenceRow`]);
@@ -37,6 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod clip;
 mod convergence;
 mod plan;
 mod reference;
@@ -44,6 +47,7 @@ mod runs;
 mod setting;
 mod tables;
 
+pub use clip::{ClipHeld, ClipRow, FIXED_RADIUS, clip_table};
 pub use convergence::{ConvergenceRow, convergence_table, slope};
 pub use plan::{AmlDataSetting, AmlSetting, CitationSetting, Plan};
 pub use reference::{OrderingRow, PAPER_ORDER, PAPER_SOURCE, ordering_row, paper_f1};

@@ -79,6 +79,8 @@ pub struct Plan {
     /// methods table's T per listed d, with the theorem's schedule
     /// ([`Plan::convergence_config`]).
     pub convergence_doublings: Vec<i32>,
+    /// The clip norms C of the clip table on the primary settings ([`super::clip_table`]).
+    pub clip_norms: Vec<f64>,
     /// Training seeds (initialisation, sampling, dropout, noise) averaged in a row.
     pub seeds: Vec<u64>,
 }
@@ -119,6 +121,7 @@ impl Plan {
             sigmas: vec![0.5, 1.0, 1.2],
             attack_sigmas: vec![0.0, 1.0],
             convergence_doublings: vec![-2, -1, 0, 1],
+            clip_norms: vec![1.0, 2.0],
             seeds: vec![0],
         }
     }
@@ -172,6 +175,7 @@ impl Plan {
             sigmas: vec![0.5, 1.0, 1.2],
             attack_sigmas: vec![0.0, 0.25, 0.5, 1.0, 2.0],
             convergence_doublings: vec![-1, 0, 1, 2, 3],
+            clip_norms: vec![0.5, 1.0, 2.0, 4.0, 8.0],
             seeds: vec![0, 1, 2],
         }
     }

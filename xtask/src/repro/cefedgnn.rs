@@ -58,7 +58,7 @@ const CONVERGENCE_TITLE: &str = "CE-FedGNN: convergence over T under the theorem
 
 const CONVERGENCE_NOTE: &str = "The theorem (CEFEDGNN.md): with η, γ, β = Θ(T^-1/2) and K = Θ(T^1/4), (1/T)·Σ_t E‖∇F(W_t)‖² = O(1/√T) in O(T^3/4) rounds. Each row runs CE-FedGNN at its default configuration (noise included) with T = 2^d times the methods table's T and that schedule anchored at the table's values (Plan::convergence_config: η = η₀·(T₀/T)^1/2, γ and β likewise capped at 1, K = round(K₀·(T/T₀)^1/4), rounds = T / K). F is the training objective of one model over the whole graph (every training node, exact neighbourhoods, no dropout; the class-weighted cross-entropy of the trainer), measured at the server's model after the bootstrap and every round (cefedgnn::train::simulate_traced); grad_norm_sq_avg is the mean of ‖∇F‖² at the round starts (rounds 0 to R − 1, each standing for its K steps), the theorem's average read once a round. slope_grad_norm_sq and slope_rounds: least-squares slopes of ln grad_norm_sq_avg and ln rounds on ln T over the setting's rows; the theorem holds on this range of T where slope_grad_norm_sq ≤ −1/2 (a rate is an upper bound: a steeper fall agrees with it), and slope_rounds is 3/4 by the schedule. Seeded noise (an experiment, not a private run).";
 
-const CLIP_TITLE: &str = "CE-FedGNN over the clip norm C of the released rows: at equal noise σ and at equal σ₀ (primary settings, every seed)";
+const CLIP_TITLE: &str = "CE-FedGNN over the clip norm C of the released rows: at equal noise σ and at equal σ₀ (Cora's random split and the 2,000-account GINE graph, every seed)";
 
 const CLIP_NOTE: &str = "CE-FedGNN at the methods table's configuration with C changed. held = sigma: σ = σ₀·C stays at the preset's value (σ₀ = σ / C), so every row has the same ε(p) for every radius p ≤ 2C (eps_at_fixed_radius, p = 0.1) and F1 compares C at equal privacy for nearby rows; what C changes is the worst case ε(2C) (two rows at the largest distance clipping allows) and how much of each row survives (clipped_share: rows above C, scaled down to norm C). held = sigma0: σ₀ stays, σ grows with C (the tables' and the CLI's parameter). The radius table gives the released rows' norm quantiles (norm_median: the C at which half the rows clip). Seeded noise (an experiment, not a private run).";
 
@@ -318,7 +318,8 @@ fn run_settings(
         let resumed = ctx.select.resume
             && STEMS.iter().enumerate().all(|(i, (t, stem))| {
                 let applies = match *stem {
-                    "local_steps" | "attack" | "radius" | "convergence" | "clip" => s.primary,
+                    "local_steps" | "attack" | "radius" | "convergence" => s.primary,
+                    "clip" => plan.clip_settings.contains(&s.label),
                     "approximations" => ladder_applies(&s.label),
                     _ => true,
                 };

@@ -57,17 +57,17 @@ pub struct ClipRow {
 /// C = 1, the same for every row.
 pub const FIXED_RADIUS: f64 = 0.1;
 
-/// CE-FedGNN on `s` (primary settings only; none otherwise) at every C of
+/// CE-FedGNN on `s` (the settings of [`Plan::clip_settings`]; none otherwise) at every C of
 /// [`Plan::clip_norms`], once holding σ = σ₀·C at the methods table's value and once holding
-/// its σ₀, over [`Plan::seeds_for`]. Seeded noise (an experiment, not a private run).
+/// its σ₀, over [`Plan::seeds`]. Seeded noise (an experiment, not a private run).
 ///
 /// # Errors
 /// As [`Runs::run_seeds`]; accounting errors.
 pub fn clip_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<ClipRow>> {
-    if !s.primary {
+    if !plan.clip_settings.contains(&s.label) {
         return Ok(Vec::new());
     }
-    let seeds = plan.seeds_for(true);
+    let seeds = &plan.seeds;
     let base = plan.config(s.model, plan.k_default);
     let sigma = base.sigma0 * base.clip;
     let mut rows = Vec::new();
@@ -158,12 +158,16 @@ mod tests {
             k_default: 4,
             seeds: vec![0],
             clip_norms: vec![0.5, 2.0],
+            clip_settings: vec!["other".into()],
             ..Plan::quick()
         };
-        let mut s = Setting::citation("csbm", &ds, 2, PartitionKind::Random, 7).unwrap();
+        let s = Setting::citation("csbm", &ds, 2, PartitionKind::Random, 7).unwrap();
         let mut runs = Runs::new(false);
         assert!(clip_table(&plan, &s, &mut runs).unwrap().is_empty());
-        s.primary = true;
+        let plan = Plan {
+            clip_settings: vec![s.label.clone()],
+            ..plan
+        };
         let rows = clip_table(&plan, &s, &mut runs).unwrap();
         assert_eq!(rows.len(), 4);
         let (a, b) = (&rows[0], &rows[1]);

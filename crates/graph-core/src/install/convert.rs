@@ -82,35 +82,6 @@ fn files(spec: &DatasetSpec, archive: &Archive, folder: &str) -> Result<Converte
     Ok(out)
 }
 
-/// A NumPy v1.0 file as `numpy.save` (numpy ≥ 1.22) writes it: the header leaves room for the
-/// first axis to grow to 21 digits and is padded to a multiple of 64 bytes.
-pub(crate) fn npy_bytes(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
-    let shape_txt = match shape {
-        [n] => format!("({n},)"),
-        dims => format!(
-            "({})",
-            dims.iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    let mut header =
-        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_txt}, }}");
-    // numpy leaves room for the first axis to grow to 21 digits, then pads to 64 bytes.
-    let first = shape.first().map_or(1, |d| d.to_string().len());
-    header.push_str(&" ".repeat(21usize.saturating_sub(first)));
-    let unpadded = 10 + header.len() + 1;
-    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
-    header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + data.len());
-    out.extend_from_slice(b"\x93NUMPY\x01\x00");
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
-
 /// EdgeRefine's dense `<name>_adj.npy` / `_feat.npy` / `_label.npy` → `edges.txt` (`u v`,
 /// u < v, sorted; entries ≠ 0 are edges, the diagonal is dropped: AMAP has one self-loop),
 /// `features.npy` (uint8; every value must be a small non-negative integer) and `labels.npy`
@@ -289,26 +260,4 @@ fn dgcnn(spec: &DatasetSpec, source: &Upstream, archive: &Archive) -> Result<Con
         }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn npy_header_matches_numpy() {
-        // numpy.save(np.zeros((2708, 1433), np.uint8)) writes a 128-byte header.
-        let b = npy_bytes("|u1", &[2708, 1433], &[]);
-        assert_eq!(b.len(), 128);
-        assert!(b.ends_with(
-            b"'shape': (2708, 1433), }                                                    \n"
-        ));
-        let b = npy_bytes("<i8", &[3], &[0; 24]);
-        assert_eq!(b.len(), 128 + 24);
-        assert!(
-            std::str::from_utf8(&b[10..128])
-                .unwrap()
-                .contains("'shape': (3,), }")
-        );
-    }
 }

@@ -80,10 +80,10 @@ pub(crate) fn node_layout(
 ) -> Converted {
     let lbytes: Vec<u8> = labels.iter().flat_map(|l| l.to_le_bytes()).collect();
     let features = match features {
-        Features::U8(b) => super::convert::npy_bytes("|u1", &[rows, cols], b),
+        Features::U8(b) => crate::io::npy::npy_bytes("|u1", &[rows, cols], b),
         Features::F32(v) => {
             let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-            super::convert::npy_bytes("<f4", &[rows, cols], &b)
+            crate::io::npy::npy_bytes("<f4", &[rows, cols], &b)
         }
     };
     Converted::from([
@@ -91,7 +91,7 @@ pub(crate) fn node_layout(
         ("features.npy".to_owned(), features),
         (
             "labels.npy".to_owned(),
-            super::convert::npy_bytes("<i8", &[labels.len()], &lbytes),
+            crate::io::npy::npy_bytes("<i8", &[labels.len()], &lbytes),
         ),
     ])
 }

@@ -1,4 +1,5 @@
-//! A reader for NumPy `.npy` files (format versions 1.0–3.0, C order, little-endian numbers).
+//! A reader for NumPy `.npy` files (format versions 1.0–3.0, C order, little-endian numbers), and
+//! the writer of the installer's converted files.
 
 use std::path::Path;
 
@@ -186,9 +187,55 @@ fn parse_shape(s: &str) -> Option<Vec<usize>> {
         .collect()
 }
 
+/// A NumPy v1.0 file as `numpy.save` (numpy ≥ 1.22) writes it: the header leaves room for the
+/// first axis to grow to 21 digits and is padded to a multiple of 64 bytes.
+pub(crate) fn npy_bytes(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let shape_txt = match shape {
+        [n] => format!("({n},)"),
+        dims => format!(
+            "({})",
+            dims.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_txt}, }}");
+    // numpy leaves room for the first axis to grow to 21 digits, then pads to 64 bytes.
+    let first = shape.first().map_or(1, |d| d.to_string().len());
+    header.push_str(&" ".repeat(21usize.saturating_sub(first)));
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let mut out = Vec::with_capacity(10 + header.len() + data.len());
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn npy_header_matches_numpy() {
+        // numpy.save(np.zeros((2708, 1433), np.uint8)) writes a 128-byte header.
+        let b = npy_bytes("|u1", &[2708, 1433], &[]);
+        assert_eq!(b.len(), 128);
+        assert!(b.ends_with(
+            b"'shape': (2708, 1433), }                                                    \n"
+        ));
+        let b = npy_bytes("<i8", &[3], &[0; 24]);
+        assert_eq!(b.len(), 128 + 24);
+        assert!(
+            std::str::from_utf8(&b[10..128])
+                .unwrap()
+                .contains("'shape': (3,), }")
+        );
+    }
 
     fn npy(descr: &str, shape: &str, body: &[u8]) -> Vec<u8> {
         let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");

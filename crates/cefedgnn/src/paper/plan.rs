@@ -83,6 +83,13 @@ pub struct Plan {
     pub clip_norms: Vec<f64>,
     /// The labels of the settings the clip table runs on (where C can matter: many halo rows).
     pub clip_settings: Vec<String>,
+    /// The clip norm C (and p = 0.1·C) of every table's runs in place of the presets'
+    /// (`None`: the presets' [`crate::train::CITATION_CLIP`] and [`crate::train::AML_CLIP`]).
+    /// `Some(1.0)` in [`Plan::quick`] and [`Plan::full`]: every committed table ran at C = 1,
+    /// the citation preset's C before the clip table moved it to 2, and a table's settings
+    /// must not mix the two; the tables move to the presets' C when they are all regenerated
+    /// at one revision.
+    pub clip: Option<f64>,
     /// Training seeds (initialisation, sampling, dropout, noise) averaged in a row.
     pub seeds: Vec<u64>,
 }
@@ -126,6 +133,7 @@ impl Plan {
             convergence_doublings: vec![-3, -2, -1],
             clip_norms: vec![1.0, 2.0],
             clip_settings: vec!["cora N=5 louvain".into()],
+            clip: Some(1.0),
             seeds: vec![0],
         }
     }
@@ -182,14 +190,15 @@ impl Plan {
             convergence_doublings: vec![-1, 0, 1, 2, 3],
             clip_norms: vec![0.5, 1.0, 2.0, 4.0],
             clip_settings: vec!["cora N=5 random".into(), "aml-gen-2000 Gine".into()],
+            clip: Some(1.0),
             seeds: vec![0, 1, 2],
         }
     }
 
     /// The training configuration of `model` with K = `k`: the citation preset
     /// ([`FedTrainConfig::citation`]) for GCN, the AML preset ([`FedTrainConfig::aml`])
-    /// otherwise, with T / K rounds (at least 1). The seed is set per run by
-    /// [`super::Runs::run_seeds`].
+    /// otherwise, with T / K rounds (at least 1) and [`Plan::clip`] in place of the preset's C
+    /// where set. The seed is set per run by [`super::Runs::run_seeds`].
     ///
     /// # Example
     /// ```
@@ -197,6 +206,10 @@ impl Plan {
     /// use cefedgnn::train::ModelKind;
     /// let c = Plan::quick().config(ModelKind::Gine, 32);
     /// assert_eq!((c.local_steps, c.rounds, c.hidden), (32, 8, 32));
+    /// let p = Plan::full().config(ModelKind::Gcn, 32);
+    /// assert_eq!((p.clip, p.radius), (1.0, 0.1)); // the committed tables' C
+    /// let own = Plan { clip: None, ..Plan::full() }.config(ModelKind::Gcn, 32);
+    /// assert_eq!(own.clip, cefedgnn::train::CITATION_CLIP);
     /// assert_eq!(Plan::quick().config(ModelKind::Gcn, 4096).rounds, 1);
     /// ```
     pub fn config(&self, model: ModelKind, k: u32) -> FedTrainConfig {
@@ -205,9 +218,12 @@ impl Plan {
         } else {
             (FedTrainConfig::aml(model), self.aml_steps)
         };
+        let (clip, radius) = self.clip.map_or((base.clip, base.radius), |c| (c, 0.1 * c));
         FedTrainConfig {
             local_steps: k,
             rounds: (steps / k.max(1)).max(1),
+            clip,
+            radius,
             ..base
         }
     }

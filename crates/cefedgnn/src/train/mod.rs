@@ -230,6 +230,24 @@ impl Method {
     }
 }
 
+/// The citation preset's clip norm C of released rows. Chosen from the released rows' norms and
+/// `results/cefedgnn/clip.md` (CE-FedGNN on Cora's random split, seeds 0–2): the final model's
+/// first-layer rows have a median norm of 1.83 on Cora (`radius.md`), so C = 2 clips about half
+/// of them (C = 1: 96 %), and 22 % of all rows released during training (C = 1: 30 %). At
+/// σ₀ = 1 it costs no F1 (0.725 against 0.720, seed SD 0.02), halves ε(p) at every fixed radius
+/// p ≤ 2 (1.71 against 3.70 at p = 0.1: the noise σ = σ₀·C doubles) and keeps the worst case
+/// ε(2C) (205 at both). At equal σ, larger C gains F1 (0.695 / 0.720 / 0.744 / 0.757 at
+/// C = 0.5 / 1 / 2 / 4) but the worst case grows with C (69 / 205 / 672 / 2386).
+pub const CITATION_CLIP: f64 = 2.0;
+
+/// The AML presets' clip norm C of released rows: 1, clipping nearly every row, because more
+/// clipping is better there (`results/cefedgnn/clip.md`, CE-FedGNN with GINE on the
+/// 2,000-account graph, seeds 0–2): the released rows' mean norm is 6.8, so no C with a useful
+/// noise level keeps half of them whole; at σ₀ = 1 a larger C only adds noise (F1 0.778 /
+/// 0.772 / 0.754 at C = 1 / 2 / 4), and at equal σ the F1 does not depend on C (0.776–0.784
+/// over C = 0.5 … 4) while the worst case ε(2C) grows with it (27 / 72 / 213 / 699).
+pub const AML_CLIP: f64 = 1.0;
+
 /// The clip norm of Swift-FedGNN's exact rows: far above any row norm, so no row is clipped.
 const SWIFT_CLIP: f64 = 1e9;
 
@@ -414,22 +432,32 @@ impl Default for FedTrainConfig {
 
 impl FedTrainConfig {
     /// The preset for citation graphs (GCN, macro-F1) used by `dpgraph fed simulate` and the
-    /// repro: the defaults with a shared layer of width d = 8 (noise of norm σ₀·C·√d per row)
-    /// and receiver-side halo averaging at rate 0.1 ([`FedTrainConfig::halo_average`]), C = 1.
-    /// Chosen by validation macro-F1 of CE-FedGNN at σ₀ = 1 on Cora with 5 clients among
-    /// d ∈ {8, 16}, C ∈ {0.5, 1} and averaging ∈ {none, 0.25, 0.1}; never on the test split.
+    /// repro: the defaults with a shared layer of width d = 8 (noise of norm σ₀·C·√d per row),
+    /// receiver-side halo averaging at rate 0.1 ([`FedTrainConfig::halo_average`]), and
+    /// C = [`CITATION_CLIP`] with p = 0.1·C. d and the averaging were chosen by validation
+    /// macro-F1 of CE-FedGNN at σ₀ = 1 on Cora with 5 clients among d ∈ {8, 16} and averaging
+    /// ∈ {none, 0.25, 0.1}; never on the test split. C: see [`CITATION_CLIP`].
+    ///
+    /// # Example
+    /// ```
+    /// use cefedgnn::train::{CITATION_CLIP, FedTrainConfig};
+    /// let c = FedTrainConfig::citation();
+    /// assert_eq!((c.clip, c.radius, c.sigma0), (CITATION_CLIP, 0.1 * CITATION_CLIP, 1.0));
+    /// ```
     pub fn citation() -> Self {
         Self {
             model: ModelKind::Gcn,
             hidden: 8,
             halo_average: Some(0.1),
+            clip: CITATION_CLIP,
+            radius: 0.1 * CITATION_CLIP,
             ..Self::default()
         }
     }
 
     /// The preset for AML graphs with `model` (GIN, GINE or PNA): hidden 32, fanout 100 (the note's
     /// AML fanout), η = 0.01, dropout 0.1, class-balanced loss, gradient clipping at norm 5
-    /// (sums over high-degree accounts otherwise blow up a step).
+    /// (sums over high-degree accounts otherwise blow up a step), and C = [`AML_CLIP`].
     pub fn aml(model: ModelKind) -> Self {
         Self {
             model,
@@ -439,6 +467,8 @@ impl FedTrainConfig {
             dropout: 0.1,
             balanced_loss: true,
             grad_clip: Some(5.0),
+            clip: AML_CLIP,
+            radius: 0.1 * AML_CLIP,
             ..Self::default()
         }
     }

@@ -252,7 +252,7 @@ impl Plan {
 
     /// The configuration of the convergence table at T = 2^`doublings` · T₀ local steps per
     /// client, T₀ and K₀ being the methods table's ([`Plan::config`] at [`Plan::k_default`]):
-    /// the schedule of the convergence theorem (CEFEDGNN.md: η, γ, β = Θ(T^−1/2) and
+    /// the schedule of the paper's convergence theorem (η, γ, β = Θ(T^−1/2) and
     /// K = Θ(T^1/4) give O(1/√T) with O(T^3/4) rounds) anchored at the table's values,
     /// η = η₀·(T₀/T)^1/2, γ = min(1, γ₀·(T₀/T)^1/2), β likewise, K = max(1, round(K₀·(T/T₀)^1/4)),
     /// rounds = max(1, T / K).

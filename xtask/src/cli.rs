@@ -246,7 +246,7 @@ pub(crate) enum CefedgnnTable {
     Approximations,
     /// The T sweep of the primary settings under the convergence theorem's schedule.
     Convergence,
-    /// CE-FedGNN over the clip norm C at equal noise and at equal σ₀ (primary settings).
+    /// CE-FedGNN over the clip norm C at equal noise and at equal σ₀ (Cora random, AML-2000 GINE).
     Clip,
     /// The claims table, from the tables in --out (runs nothing else).
     Claims,

@@ -1,6 +1,7 @@
 //! Source hygiene: every `.rs` file starts with a `//!` doc comment (a crate root may start with
 //! `#![doc = include_str!("../README.md")]`); no `todo!`,
-//! `unimplemented!` or `dbg!` in the tree.
+//! `unimplemented!` or `dbg!` in the tree; no more bare `f64` privacy parameters in the paper
+//! crates' public API than [`BARE_PRIVACY_FLOATS_ALLOWED`].
 
 use std::path::{Path, PathBuf};
 
@@ -36,7 +37,114 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>> {
             }
         }
     }
+    let bare = bare_privacy_floats(root)?;
+    if bare.len() > BARE_PRIVACY_FLOATS_ALLOWED {
+        problems.push(format!(
+            "{} bare f64 privacy parameters in the paper crates' public API (at most {} allowed; use dp-core's checked types):\n{}",
+            bare.len(),
+            BARE_PRIVACY_FLOATS_ALLOWED,
+            bare.join("\n")
+        ));
+    }
     Ok(problems)
+}
+
+/// The paper crates whose public API must carry privacy parameters as dp-core's checked types.
+const PAPER_CRATES: [&str; 3] = ["homdp", "edgerefine", "cefedgnn"];
+
+/// How many bare `f64` privacy parameters the paper crates may still expose
+/// ([`bare_privacy_floats`]): a ratchet at the count of 2026-12-07 (64 public fields and 39
+/// public function parameters; homdp 31, edgerefine 38, cefedgnn 34), lowered as they move to
+/// `Epsilon`, `Delta`, `Rho` and the noise-scale types, until none is left.
+pub(crate) const BARE_PRIVACY_FLOATS_ALLOWED: usize = 103;
+
+/// Whether `name` names a privacy parameter: `eps…`, `epsilon`, `delta`, `rho`, `sigma…`.
+fn is_privacy_name(name: &str) -> bool {
+    name.starts_with("eps") || name == "delta" || name == "rho" || name.starts_with("sigma")
+}
+
+/// `(name, type)` of every `name: type` in a parameter or field list (top-level commas only).
+fn typed_names(list: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    let bytes = list.as_bytes();
+    for i in 0..=bytes.len() {
+        let end = i == bytes.len();
+        let c = if end { b',' } else { bytes[i] };
+        match c {
+            b'(' | b'<' | b'[' | b'{' => depth += 1,
+            b')' | b'>' | b']' | b'}' => depth -= 1,
+            b',' if depth <= 0 => {
+                if let Some((n, t)) = list[start..i].split_once(':') {
+                    let n = n.trim().trim_start_matches("mut ").trim();
+                    out.push((n.to_string(), t.trim().to_string()));
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The public struct fields and public function parameters of type `f64` named like a privacy
+/// parameter ([`is_privacy_name`]) in the paper crates under `root`, as `file:line: name`.
+pub(crate) fn bare_privacy_floats(root: &Path) -> Result<Vec<String>> {
+    let mut found = Vec::new();
+    for krate in PAPER_CRATES {
+        let dir = root.join("crates").join(krate).join("src");
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        collect(&dir, &mut files)?;
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f)?;
+            let rel = f.strip_prefix(root).unwrap_or(&f).display().to_string();
+            for (i, line) in text.lines().enumerate() {
+                let t = line.trim_start();
+                if let Some(rest) = t.strip_prefix("pub ")
+                    && let Some((name, ty)) = rest.split_once(':')
+                    && !name.contains(' ')
+                    && is_privacy_name(name.trim())
+                    && ty.trim().trim_end_matches(',') == "f64"
+                {
+                    found.push(format!("{rel}:{}: field {}", i + 1, name.trim()));
+                }
+            }
+            let mut from = 0;
+            while let Some(at) = text[from..].find("pub fn ") {
+                let start = from + at;
+                from = start + 7;
+                let Some(open) = text[start..].find('(').map(|o| start + o) else {
+                    break;
+                };
+                let mut depth = 0i32;
+                let mut close = open;
+                for (k, c) in text[open..].char_indices() {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                close = open + k;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let line = text[..start].matches('\n').count() + 1;
+                for (name, ty) in typed_names(&text[open + 1..close]) {
+                    if ty == "f64" && is_privacy_name(&name) {
+                        found.push(format!("{rel}:{line}: parameter {name}"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(found)
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -70,6 +178,43 @@ mod tests {
             problems.is_empty(),
             "tidy problems:\n{}",
             problems.join("\n")
+        );
+    }
+
+    /// The paper crates expose no more bare `f64` privacy parameters than the ratchet allows.
+    #[test]
+    fn privacy_parameters_are_typed_up_to_the_ratchet() {
+        let found = super::bare_privacy_floats(&crate::project_root()).unwrap();
+        assert!(
+            found.len() <= super::BARE_PRIVACY_FLOATS_ALLOWED,
+            "{} bare f64 privacy parameters (allowed {}): use dp-core's checked types\n{}",
+            found.len(),
+            super::BARE_PRIVACY_FLOATS_ALLOWED,
+            found.join("\n")
+        );
+    }
+
+    /// Public fields and parameters named like privacy parameters with type `f64` are found,
+    /// typed ones and private ones are not.
+    #[test]
+    fn bare_privacy_floats_are_found() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("crates/homdp/src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(
+            src.join("lib.rs"),
+            "//! x\npub struct P {\n    pub eps: f64,\n    pub delta: Delta,\n    sigma: f64,\n    pub rho_total: f64,\n}\n\
+             pub fn f(\n    g: &Graph,\n    sigma0: f64,\n    k: impl Fn(f64) -> f64,\n) {}\npub(crate) fn h(eps: f64) {}\n",
+        )
+        .unwrap();
+        let found = super::bare_privacy_floats(d.path()).unwrap();
+        assert_eq!(
+            found,
+            [
+                "crates/homdp/src/lib.rs:3: field eps",
+                "crates/homdp/src/lib.rs:8: parameter sigma0"
+            ],
+            "{found:?}"
         );
     }
 

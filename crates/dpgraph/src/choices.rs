@@ -12,18 +12,39 @@ use crate::{Global, emit};
 /// each value's help line in `--help`.
 pub(crate) fn parser<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
     PossibleValuesParser::new(T::ALL.iter().map(|c| {
-        let help = c.help();
         // The first sentence: `--help` lists the values one a line.
-        let first = help
-            .split(". ")
-            .next()
-            .unwrap_or(help)
-            .trim_end_matches('.');
         PossibleValue::new(c.name())
-            .help(first.to_owned())
+            .help(first_sentence(c.help()))
             .aliases(c.aliases().iter().copied())
     }))
     .try_map(|s| T::from_name(&s))
+}
+
+/// The first sentence of a doc comment as plain text: it ends at the first ". " that does not
+/// follow an abbreviation ("et al.", "e.g.", an initial), and rustdoc links (`` [`A::b`] ``)
+/// become their text (`A::b`).
+fn first_sentence(doc: &str) -> String {
+    const ABBREVIATIONS: [&str; 8] = ["al", "e.g", "i.e", "cf", "vs", "Prop", "Thm", "Eq"];
+    let mut end = doc.len();
+    let mut from = 0;
+    while let Some(at) = doc[from..].find(". ") {
+        let stop = from + at;
+        let word = doc[..stop]
+            .rsplit(|c: char| c.is_whitespace() || c == '(')
+            .next()
+            .unwrap_or("");
+        let initial = word.len() == 1 && word.chars().all(char::is_uppercase);
+        if !initial && !ABBREVIATIONS.contains(&word) {
+            end = stop;
+            break;
+        }
+        from = stop + 2;
+    }
+    doc[..end]
+        .trim_end_matches('.')
+        .replace("[`", "`")
+        .replace("`]", "`")
+        .replace('`', "")
 }
 
 /// One choice's listing: what it chooses, its names, and its older spellings.
@@ -76,6 +97,27 @@ pub(crate) fn run(global: Global) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// A help line is the doc's first sentence, abbreviations and initials inside it kept, and
+    /// rustdoc links as plain names.
+    #[test]
+    fn help_lines_are_first_sentences_in_plain_text() {
+        assert_eq!(
+            super::first_sentence(
+                "Baseline FedGCN (Yao et al. 2023, 1-hop): one exchange. Then more."
+            ),
+            "Baseline FedGCN (Yao et al. 2023, 1-hop): one exchange"
+        );
+        assert_eq!(
+            super::first_sentence(
+                "Sampled clients ([`FedTrainConfig::swift_clients`]) take a step."
+            ),
+            "Sampled clients (FedTrainConfig::swift_clients) take a step"
+        );
+        assert_eq!(
+            super::first_sentence("J. Smith's sampler, e.g. ours"),
+            "J. Smith's sampler, e.g. ours"
+        );
+    }
     use clap::CommandFactory;
 
     /// Every flag of every subcommand that takes one of a fixed set of values offers exactly

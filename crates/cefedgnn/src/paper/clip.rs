@@ -134,25 +134,11 @@ fn clip_row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::train::PartitionKind;
-    use graph_core::generate::ContextualSbm;
-    use rand::SeedableRng;
 
     /// Holding σ, ε at the fixed radius is the same for every C while the worst case grows
     /// with C and fewer rows clip; holding σ₀, ε at the fixed radius falls as C grows.
     #[test]
     fn the_table_holds_what_it_says() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-        let ds = ContextualSbm {
-            n: 120,
-            classes: 2,
-            p_in: 0.1,
-            p_out: 0.05,
-            dim: 8,
-            mu: 1.0,
-        }
-        .sample(&mut rng)
-        .unwrap();
         let plan = Plan {
             citation_steps: 16,
             k_default: 4,
@@ -161,7 +147,7 @@ mod tests {
             clip_settings: vec!["other".into()],
             ..Plan::quick()
         };
-        let s = Setting::citation("csbm", &ds, 2, PartitionKind::Random, 7).unwrap();
+        let s = super::super::test_setting(5, 0.05);
         let mut runs = Runs::new(false);
         assert!(clip_table(&plan, &s, &mut runs).unwrap().is_empty());
         let plan = Plan {

@@ -211,26 +211,12 @@ pub fn convergence_table(plan: &Plan, s: &Setting) -> Result<Vec<ConvergenceRow>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::train::PartitionKind;
-    use graph_core::generate::ContextualSbm;
-    use rand::SeedableRng;
 
     /// The table's T follows the plan's doublings with the theorem's schedule, every row
     /// carries its traced objective, and the fitted rounds slope is the schedule's 3/4 (up to
     /// the rounding of K).
     #[test]
     fn the_table_follows_the_schedule_and_fits_its_slopes() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let ds = ContextualSbm {
-            n: 120,
-            classes: 2,
-            p_in: 0.1,
-            p_out: 0.01,
-            dim: 8,
-            mu: 1.0,
-        }
-        .sample(&mut rng)
-        .unwrap();
         let plan = Plan {
             citation_steps: 64,
             k_default: 4,
@@ -238,7 +224,7 @@ mod tests {
             convergence_doublings: vec![0, 2, 4],
             ..Plan::quick()
         };
-        let mut s = Setting::citation("csbm", &ds, 2, PartitionKind::Random, 7).unwrap();
+        let mut s = super::super::test_setting(3, 0.01);
         assert!(
             convergence_table(&plan, &s).unwrap().is_empty(),
             "primary only"

@@ -58,3 +58,22 @@ pub use tables::{
     RadiusRow, approximations_table, attack_table, identical_pairs, local_steps_table,
     methods_table, privacy_table, radius_table,
 };
+
+/// A two-class contextual SBM of 120 nodes (8 features) split into 2 random clients, seeded:
+/// the small setting of the paper module's tests.
+#[cfg(test)]
+pub(crate) fn test_setting(seed: u64, p_out: f64) -> Setting {
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let ds = graph_core::generate::ContextualSbm {
+        n: 120,
+        classes: 2,
+        p_in: 0.1,
+        p_out,
+        dim: 8,
+        mu: 1.0,
+    }
+    .sample(&mut rng)
+    .expect("valid SBM");
+    Setting::citation("csbm", &ds, 2, crate::train::PartitionKind::Random, 7).expect("a setting")
+}

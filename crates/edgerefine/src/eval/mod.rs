@@ -21,7 +21,7 @@ use crate::{RefineParams, TieBreak, estimate_edges, perturb, refine};
 mod train;
 #[cfg(feature = "train")]
 pub use train::{
-    GraphModel, NodeModel, RunScore, TrainPlan, mutag_protocol, train_graph_release,
+    GraphModel, NodeModel, RunScore, TrainPlan, majority_rate, mutag_protocol, train_graph_release,
     train_on_release,
 };
 

@@ -192,6 +192,53 @@ pub struct RunScore {
     pub epochs: usize,
 }
 
+/// The control every accuracy is read against: the test accuracy of always predicting the
+/// most frequent class of the training nodes, on the split [`train_on_release`] draws for
+/// `seed` and `split` (train, validation shares). A model at this score learnt nothing from the
+/// graph or the features.
+///
+/// # Errors
+/// An invalid split; a dataset without training or test nodes.
+///
+/// # Example
+/// ```
+/// use edgerefine::eval::majority_rate;
+/// use graph_core::generate::ContextualSbm;
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+/// let ds = ContextualSbm { n: 200, classes: 4, p_in: 0.05, p_out: 0.01, dim: 4, mu: 1.0 }
+///     .sample(&mut rng)?;
+/// let rate = majority_rate(&ds, (0.6, 0.2), 0)?;
+/// assert!((0.1..0.5).contains(&rate), "about one class in four: {rate}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn majority_rate(ds: &NodeDataset, split: (f64, f64), seed: u64) -> Result<f64> {
+    let n = ds.graph().num_nodes();
+    let split = NodeSplit::random(
+        n,
+        split.0,
+        split.1,
+        &mut rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+    )?;
+    let labels = ds.labels();
+    let mut count = vec![0usize; ds.num_classes().max(1)];
+    for v in (0..n).filter(|&v| split.train[v]) {
+        if let Some(c) = count.get_mut(labels[v] as usize) {
+            *c += 1;
+        }
+    }
+    let test: Vec<usize> = (0..n).filter(|&v| split.test[v]).collect();
+    if count.iter().all(|&c| c == 0) || test.is_empty() {
+        return Err(EdgeRefineError::Train(
+            "the split has no training or no test nodes".into(),
+        ));
+    }
+    let top = (0..count.len()).max_by_key(|&c| (count[c], std::cmp::Reverse(c)));
+    let top = top.unwrap_or(0) as u32;
+    let hits = test.iter().filter(|&&v| labels[v] == top).count();
+    Ok(hits as f64 / test.len() as f64)
+}
+
 /// Trains `plan.model` on `released` (with optional edge weights aligned with
 /// `released.edges()`) and the dataset's features and labels, on a seeded split, with the
 /// optimiser and early stopping of `plan` ([`TrainPlan::edgerefine`]: the EdgeRefine protocol).

@@ -42,8 +42,8 @@ use super::{
 };
 use crate::error::{EdgeRefineError, Result};
 use crate::eval::{
-    Method, NodeModel, RunScore, Structure, TrainPlan, release, release_many, structure,
-    train_on_release,
+    Method, NodeModel, RunScore, Structure, TrainPlan, majority_rate, release, release_many,
+    structure, train_on_release,
 };
 use crate::metrics::stability;
 
@@ -245,6 +245,9 @@ pub struct AccuracyRow {
     pub publish_s: f64,
     /// Mean training seconds per run.
     pub train_s: f64,
+    /// The control: the test accuracy of always predicting the training split's most frequent
+    /// class, mean over the plan's seeds ([`NodeGrid::majority_rate`]; NaN where not filled).
+    pub majority_rate: f64,
 }
 
 /// A row of the releases table: one (dataset, method, ε) cell, means over seeds.
@@ -594,6 +597,28 @@ impl<'p> NodeGrid<'p> {
         Ok(chunk)
     }
 
+    /// The majority-class control of this grid's dataset `ds`: [`majority_rate`] on the split
+    /// of every seed of the plan ([`TrainPlan::edgerefine`]'s shares), averaged.
+    ///
+    /// # Errors
+    /// As [`majority_rate`]; a plan without seeds or models.
+    pub fn majority_rate(&self, ds: &NodeDataset) -> Result<f64> {
+        let seeds = &self.plan.seeds;
+        let Some(&model) = self.plan.models.first() else {
+            return Err(EdgeRefineError::Train("the plan has no models".into()));
+        };
+        if seeds.is_empty() {
+            return Err(EdgeRefineError::Train("the plan has no seeds".into()));
+        }
+        let mut sum = 0.0;
+        for &seed in seeds {
+            // Every model trains on the same split of a seed.
+            let split = TrainPlan::edgerefine(model, seed).split;
+            sum += majority_rate(ds, split, seed)?;
+        }
+        Ok(sum / seeds.len() as f64)
+    }
+
     /// The rows of what `acc` holds: a cell without runs (a chunk not run yet) has no row, nor
     /// has a method index outside [`Self::methods`] (a chunk of another grid).
     ///
@@ -656,6 +681,7 @@ impl<'p> NodeGrid<'p> {
                         recall: r.recall,
                         publish_s: r.publish_s,
                         train_s: t.train_s / t.runs.len() as f64,
+                        majority_rate: f64::NAN,
                     });
                     cells.push((self.eps_of(slot), mean));
                 }
@@ -850,6 +876,42 @@ mod tests {
             dense_eps: vec![3.0, 2.0],
             ..Plan::quick()
         }
+    }
+
+    /// The majority-class control: 1 when every node has one class; otherwise the mean over the
+    /// plan's seeds of the per-split rate, which counts the test nodes of the training
+    /// majority.
+    #[test]
+    fn the_majority_control_is_the_training_majority_on_the_test_nodes() {
+        let n = 50;
+        let edges: Vec<(u32, u32)> = (1..n as u32).map(|v| (v - 1, v)).collect();
+        let g = graph_core::Graph::from_edges(n, &edges).unwrap();
+        let x = ndarray::Array2::<f32>::zeros((n, 2));
+        let p = Plan {
+            seeds: vec![0, 1, 2],
+            ..toy_plan()
+        };
+        let grid = NodeGrid::new(&p, &p.datasets[0]);
+        let one = NodeDataset::new("one", g.clone(), x.clone(), vec![0; n]).unwrap();
+        assert_eq!(grid.majority_rate(&one).unwrap(), 1.0);
+        // Class 1 on 40 of 50 nodes: the majority of every split's training nodes.
+        let labels: Vec<u32> = (0..n).map(|v| u32::from(v % 5 != 0)).collect();
+        let ds = NodeDataset::new("skew", g, x, labels.clone()).unwrap();
+        let mut want = 0.0;
+        for seed in [0, 1, 2] {
+            let split = graph_core::NodeSplit::random(
+                n,
+                0.6,
+                0.2,
+                &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed),
+            )
+            .unwrap();
+            let test: Vec<usize> = (0..n).filter(|&v| split.test[v]).collect();
+            want +=
+                test.iter().filter(|&&v| labels[v] == 1).count() as f64 / test.len() as f64 / 3.0;
+        }
+        let got = grid.majority_rate(&ds).unwrap();
+        assert!((got - want).abs() < 1e-12 && got > 0.5, "{got} vs {want}");
     }
 
     /// A chunk of `slot` with made-up numbers: every method of the slot released once, every

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::{Plan, Setting};
-use crate::error::Result;
+use crate::error::{FedError, Result};
 use crate::train::{FedReport, Method, ObjectivePoint, simulate_traced};
 
 /// A row of the convergence table: CE-FedGNN with T local steps per client on one setting,
@@ -60,20 +60,24 @@ pub struct ConvergenceRow {
     pub seconds: f64,
 }
 
-/// The least-squares slope of `y` on `x` (NaN for fewer than two distinct `x`).
+/// The least-squares slope of `y` on `x` over their common length (NaN for fewer than two
+/// distinct `x`).
 ///
 /// # Example
 /// ```
 /// use cefedgnn::paper::slope;
 /// assert!((slope(&[1.0, 2.0, 3.0], &[1.0, 3.0, 5.0]) - 2.0).abs() < 1e-12);
 /// assert!(slope(&[1.0], &[2.0]).is_nan());
+/// assert!((slope(&[1.0, 2.0, 3.0], &[1.0, 3.0]) - 2.0).abs() < 1e-12); // the common pairs
 /// ```
 pub fn slope(x: &[f64], y: &[f64]) -> f64 {
-    let n = x.len().min(y.len()) as f64;
-    let mx = x.iter().sum::<f64>() / n;
-    let my = y.iter().sum::<f64>() / n;
-    let sxx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
-    let sxy: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    // Over the pairs both slices have.
+    let pairs: Vec<(f64, f64)> = x.iter().copied().zip(y.iter().copied()).collect();
+    let n = pairs.len() as f64;
+    let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     if sxx > 0.0 { sxy / sxx } else { f64::NAN }
 }
 
@@ -104,11 +108,20 @@ struct Traced {
 }
 
 impl Traced {
-    /// `report` with its `trace` (at least one point) summarised.
-    fn new(report: FedReport, trace: &[ObjectivePoint]) -> Self {
+    /// `report` with its `trace` summarised.
+    ///
+    /// # Errors
+    /// [`FedError::InvalidParam`] for an empty trace (a task without training nodes).
+    fn new(report: FedReport, trace: &[ObjectivePoint]) -> Result<Self> {
+        let (Some(&first), Some(&last)) = (trace.first(), trace.last()) else {
+            return Err(FedError::param(
+                "task",
+                report.dataset,
+                "has no training nodes: the objective cannot be traced",
+            ));
+        };
         let starts = &trace[..trace.len().saturating_sub(1).max(1)];
-        let (first, last) = (trace[0], trace[trace.len() - 1]);
-        Self {
+        Ok(Self {
             report,
             avg: mean(&starts.iter().map(|p| p.grad_norm_sq).collect::<Vec<_>>()),
             min: trace
@@ -118,7 +131,7 @@ impl Traced {
             last: last.grad_norm_sq,
             loss_first: first.loss,
             loss_last: last.loss,
-        }
+        })
     }
 }
 
@@ -148,7 +161,7 @@ pub fn convergence_table(plan: &Plan, s: &Setting) -> Result<Vec<ConvergenceRow>
                 ..cfg.clone()
             };
             let (report, trace) = simulate_traced(&s.task, &c, method, &mut |_| {})?;
-            let t = Traced::new(report, &trace);
+            let t = Traced::new(report, &trace)?;
             eprintln!(
                 "{} convergence T={} K={}: F {:.4} -> {:.4}, mean ‖∇F‖² {:.3e} ({:.1}s)",
                 s.label,
@@ -245,5 +258,24 @@ mod tests {
             rows[0].slope_rounds
         );
         assert!(rows[0].slope_grad_norm_sq.is_finite());
+    }
+
+    /// An empty trace (a task without training nodes) is an error, not a panic.
+    #[test]
+    fn an_empty_trace_is_an_error() {
+        let s = super::super::test_setting(3, 0.01);
+        let cfg = crate::train::FedTrainConfig {
+            rounds: 1,
+            local_steps: 1,
+            noise: dp_core::rng::NoiseSource::Seeded(1),
+            ..crate::train::FedTrainConfig::citation()
+        };
+        let (report, trace) =
+            simulate_traced(&s.task, &cfg, Method::CeFedGnn, &mut |_| {}).unwrap();
+        assert_eq!(trace.len(), 2, "the bootstrap and one round");
+        let err = Traced::new(report, &[])
+            .err()
+            .expect("an empty trace is refused");
+        assert!(matches!(err, FedError::InvalidParam { .. }), "{err}");
     }
 }

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::runs::avg;
+use super::runs::{avg, sd};
 use super::{Plan, Runs, Setting};
 use crate::error::Result;
 use crate::train::{FedReport, Method};
@@ -97,13 +97,6 @@ fn clip_row(
     seeds: &[u64],
     rs: &[FedReport],
 ) -> Result<ClipRow> {
-    let f1: Vec<f64> = rs.iter().map(|r| r.f1_mean).collect();
-    let std = if f1.len() < 2 {
-        f64::NAN
-    } else {
-        let m = f1.iter().sum::<f64>() / f1.len() as f64;
-        (f1.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (f1.len() - 1) as f64).sqrt()
-    };
     let eps = |p: f64| -> Result<f64> {
         match rs.first().and_then(|r| r.privacy.as_ref()) {
             Some(pr) => Ok(
@@ -124,7 +117,7 @@ fn clip_row(
         clipped_share: avg(rs, |r| r.norms.clipped_fraction()),
         mean_norm: avg(rs, |r| r.norms.mean_norm()),
         f1_mean: avg(rs, |r| r.f1_mean),
-        f1_std: std,
+        f1_std: sd(rs, |r| r.f1_mean),
         val_f1_mean: avg(rs, |r| r.val_f1_mean),
         eps_at_fixed_radius: eps(FIXED_RADIUS)?,
         eps_worst_case: eps(2.0 * cfg.clip)?,

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::runs::sample_sd;
 use super::{Plan, Setting};
 use crate::error::{FedError, Result};
 use crate::train::{FedReport, Method, ObjectivePoint, simulate_traced};
@@ -83,14 +84,6 @@ pub fn slope(x: &[f64], y: &[f64]) -> f64 {
 
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn std(v: &[f64]) -> f64 {
-    if v.len() < 2 {
-        return f64::NAN;
-    }
-    let m = mean(v);
-    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
 }
 
 /// One traced run, summarised.
@@ -188,13 +181,13 @@ pub fn convergence_table(plan: &Plan, s: &Setting) -> Result<Vec<ConvergenceRow>
             beta: cfg.beta,
             seeds: seeds.to_vec(),
             grad_norm_sq_avg: mean(&avg),
-            grad_norm_sq_avg_std: std(&avg),
+            grad_norm_sq_avg_std: sample_sd(&avg),
             grad_norm_sq_min: mean(&col(&|t| t.min)),
             grad_norm_sq_last: mean(&col(&|t| t.last)),
             loss_first: mean(&col(&|t| t.loss_first)),
             loss_last: mean(&col(&|t| t.loss_last)),
             f1_mean: mean(&f1),
-            f1_std: std(&f1),
+            f1_std: sample_sd(&f1),
             seconds: mean(&col(&|t| t.report.seconds)),
             ..ConvergenceRow::default()
         });

@@ -125,3 +125,17 @@ impl Runs {
 pub(crate) fn avg(rs: &[FedReport], f: impl Fn(&FedReport) -> f64) -> f64 {
     rs.iter().map(f).sum::<f64>() / rs.len() as f64
 }
+
+/// Sample standard deviation (n − 1) of `f` over `rs` (NaN for fewer than two runs).
+pub(crate) fn sd(rs: &[FedReport], f: impl Fn(&FedReport) -> f64) -> f64 {
+    sample_sd(&rs.iter().map(f).collect::<Vec<_>>())
+}
+
+/// Sample standard deviation (n − 1) of `v` (NaN for fewer than two values).
+pub(crate) fn sample_sd(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return f64::NAN;
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+}

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::runs::avg;
+use super::runs::{avg, sd};
 use super::{Plan, Runs, Setting};
 use crate::attack::AttackReport;
 use crate::error::Result;
@@ -63,15 +63,6 @@ pub struct MethodRow {
     pub f1_per_seed: Vec<f64>,
     /// `val_f1_mean` of every seed, in seed order.
     pub val_f1_per_seed: Vec<f64>,
-}
-
-/// Sample standard deviation (n − 1) of `f` over `rs` (NaN for fewer than two runs).
-fn sd(rs: &[FedReport], f: impl Fn(&FedReport) -> f64) -> f64 {
-    if rs.len() < 2 {
-        return f64::NAN;
-    }
-    let m = avg(rs, &f);
-    (rs.iter().map(|r| (f(r) - m).powi(2)).sum::<f64>() / (rs.len() - 1) as f64).sqrt()
 }
 
 /// The mean over the seeds' NeighGen reports of `f` of each client (None entries skipped; NaN

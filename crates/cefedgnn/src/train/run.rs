@@ -325,7 +325,9 @@ fn drive(
     let mut run = start_run(task, cfg, method)?;
     for round in run.first_round()..=cfg.rounds {
         let loss = run.round(round)?;
-        if let (Some(p), Some(w)) = (probe.as_mut(), run.global_params())
+        // The parameters are copied only when the run is traced.
+        if let Some(p) = probe.as_mut()
+            && let Some(w) = run.global_params()
             && let Some((loss, grad_norm_sq)) = p.measure(&w)?
         {
             points.push(ObjectivePoint {

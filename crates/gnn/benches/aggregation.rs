@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Epoch, cora, cora_symrr, gcn, gin};
+use common::{Epoch, cora, cora_symrr, gat, gcn, gin};
 use criterion::{Criterion, criterion_group, criterion_main};
 use gnn::{Aggregation, ModelConfig};
 
@@ -33,6 +33,13 @@ fn bench(c: &mut Criterion) {
                     b.iter(|| e.step())
                 });
             }
+        }
+        if p == 0.27 {
+            // GAT has no dense path: its attention is per entry. This is the cost that decides
+            // EdgeRefine's `--full` time on dense releases.
+            let mut e = Epoch::with(&task, gat, true, Aggregation::Sparse);
+            e.step();
+            group.bench_function(format!("cora_p{p}_gat_sparse"), |b| b.iter(|| e.step()));
         }
     }
     group.finish();

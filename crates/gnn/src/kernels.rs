@@ -224,36 +224,72 @@ fn spmm_grad_x(
 }
 
 /// `dw[k, h] = ⟨x[col_k, h-block], dout[row_k, h-block]⟩`.
+///
+/// Each dot product sums its `c = width / heads` terms in order from −0 (as `Iterator::sum`);
+/// with several heads, `x` and `dout` are first transposed to `[rows, c, heads]` so that the
+/// heads' sums advance side by side in contiguous lanes (the same sums, vectorised).
 fn spmm_grad_w(csr: &Csr, x: &[f32], heads: usize, dout: &[f32], width: usize) -> Vec<f32> {
     let c = width / heads;
     let mut slots = vec![0f32; csr.nnz() * heads];
-    // Split the slot array at row boundaries, ROWS_PER_TASK rows per task.
-    let bounds: Vec<usize> = (0..=csr.n_rows.div_ceil(ROWS_PER_TASK))
-        .map(|t| csr.ptr[(t * ROWS_PER_TASK).min(csr.n_rows)])
-        .collect();
-    let mut parts = Vec::with_capacity(bounds.len());
-    let mut rest = slots.as_mut_slice();
-    for t in 0..bounds.len() - 1 {
-        let (a, b) = rest.split_at_mut((bounds[t + 1] - bounds[t]) * heads);
-        parts.push((t, a));
-        rest = b;
-    }
-    parts.into_par_iter().for_each(|(task, part)| {
-        let base = bounds[task];
-        let r_end = ((task + 1) * ROWS_PER_TASK).min(csr.n_rows);
-        for r in task * ROWS_PER_TASK..r_end {
-            let dr = &dout[r * width..(r + 1) * width];
-            for s in csr.ptr[r]..csr.ptr[r + 1] {
-                let j = csr.col[s] as usize;
-                let xr = &x[j * width..(j + 1) * width];
-                let dst = &mut part[(s - base) * heads..(s - base + 1) * heads];
-                for ((d, xv), gv) in dst.iter_mut().zip(xr.chunks(c)).zip(dr.chunks(c)) {
-                    *d = xv.iter().zip(gv).map(|(a, b)| a * b).sum();
+    // `[rows, heads, c]` → `[rows, c, heads]`.
+    let lanes = |m: &[f32]| -> Vec<f32> {
+        let mut t = vec![0f32; m.len()];
+        for (src, dst) in m.chunks_exact(width).zip(t.chunks_exact_mut(width)) {
+            for (h, block) in src.chunks_exact(c).enumerate() {
+                for (l, &v) in block.iter().enumerate() {
+                    dst[l * heads + h] = v;
                 }
+            }
+        }
+        t
+    };
+    let (x, dout) = if heads > 1 {
+        (
+            std::borrow::Cow::Owned(lanes(x)),
+            std::borrow::Cow::Owned(lanes(dout)),
+        )
+    } else {
+        (
+            std::borrow::Cow::Borrowed(x),
+            std::borrow::Cow::Borrowed(dout),
+        )
+    };
+    for_each_row_slots(csr, heads, &mut slots, |r, base, part| {
+        let dr = &dout[r * width..(r + 1) * width];
+        let (a, b) = (csr.ptr[r], csr.ptr[r + 1]);
+        let rows = part[(a - base) * heads..(b - base) * heads].chunks_exact_mut(heads);
+        for (s, dst) in (a..b).zip(rows) {
+            let j = csr.col[s] as usize;
+            let xr = &x[j * width..(j + 1) * width];
+            match heads {
+                8 => lane_dots::<8>(dst, xr, dr),
+                _ => lane_dots::<0>(dst, xr, dr),
             }
         }
     });
     csr.to_entry_order(slots, heads)
+}
+
+/// `dst[h] = Σ_l xr[l·H + h] · gr[l·H + h]` from −0, `l` ascending, the `H = dst.len()` lanes
+/// side by side (`H = 0`: any).
+#[inline(always)]
+fn lane_dots<const H: usize>(dst: &mut [f32], xr: &[f32], gr: &[f32]) {
+    if H > 0 {
+        let mut acc = [-0.0f32; H];
+        for (xl, gl) in xr.chunks_exact(H).zip(gr.chunks_exact(H)) {
+            for h in 0..H {
+                acc[h] += xl[h] * gl[h];
+            }
+        }
+        dst.copy_from_slice(&acc);
+        return;
+    }
+    dst.fill(-0.0);
+    for (xl, gl) in xr.chunks_exact(dst.len()).zip(gr.chunks_exact(dst.len())) {
+        for ((d, &xv), &gv) in dst.iter_mut().zip(xl).zip(gl) {
+            *d += xv * gv;
+        }
+    }
 }
 
 /// Inputs of GAT's attention on the host: per-node scores and optional per-entry log weights.
@@ -268,11 +304,13 @@ struct Scores<'a> {
 
 impl Scores<'_> {
     /// The pre-activation `a_src[col] + a_dst[row]` of slot `s` (row `r`), head `h`.
+    #[cfg(test)]
     fn pre(&self, csr: &Csr, r: usize, s: usize, h: usize) -> f32 {
         self.a_src[csr.col[s] as usize * self.heads + h] + self.a_dst[r * self.heads + h]
     }
 
     /// The logit `LeakyReLU(pre) + ln w` of slot `s`.
+    #[cfg(test)]
     fn logit(&self, csr: &Csr, r: usize, s: usize, h: usize) -> f32 {
         let p = self.pre(csr, r, s, h);
         let z = if p < 0.0 { p * self.slope } else { p };
@@ -280,33 +318,73 @@ impl Scores<'_> {
     }
 }
 
+/// Per-head scratch values on the stack for up to 16 heads.
+fn with_heads<R>(heads: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
+    let mut stack = [0f32; 16];
+    if heads <= stack.len() {
+        f(&mut stack[..heads])
+    } else {
+        f(&mut vec![0f32; heads])
+    }
+}
+
 /// GAT attention on the host: the softmax over each row's entries of the logits; returns the
 /// coefficients in entry order.
+///
+/// Slots run in the outer loop and heads in the inner one, so the heads' maxima and sums
+/// advance side by side over contiguous values; each head still sums its row in slot order.
 fn attention_host(csr: &Csr, sc: Scores<'_>) -> Vec<f32> {
     let heads = sc.heads;
     let mut slots = vec![0f32; csr.nnz() * heads];
     for_each_row_slots(csr, heads, &mut slots, |r, base, part| {
-        let range = csr.ptr[r]..csr.ptr[r + 1];
-        for h in 0..heads {
-            let mut m = f32::NEG_INFINITY;
-            for s in range.clone() {
-                let z = sc.logit(csr, r, s, h);
-                part[(s - base) * heads + h] = z;
-                m = m.max(z);
-            }
-            let mut sum = 0f32;
-            for s in range.clone() {
-                let e = (part[(s - base) * heads + h] - m).exp();
-                part[(s - base) * heads + h] = e;
-                sum += e;
-            }
-            let inv = 1.0 / sum;
-            for s in range.clone() {
-                part[(s - base) * heads + h] *= inv;
-            }
+        let (a, b) = (csr.ptr[r], csr.ptr[r + 1]);
+        let row = &mut part[(a - base) * heads..(b - base) * heads];
+        match heads {
+            8 => softmax_row::<8>(csr, sc, r, row),
+            1 => softmax_row::<1>(csr, sc, r, row),
+            _ => softmax_row::<0>(csr, sc, r, row),
         }
     });
     csr.to_entry_order(slots, heads)
+}
+
+/// One row of [`attention_host`] (`row`: its slots' `[slots, heads]` values), for `H` heads
+/// (`0`: any).
+#[inline(always)]
+fn softmax_row<const H: usize>(csr: &Csr, sc: Scores<'_>, r: usize, row: &mut [f32]) {
+    let heads = if H > 0 { H } else { sc.heads };
+    let a = csr.ptr[r];
+    let dst = &sc.a_dst[r * heads..(r + 1) * heads];
+    with_heads(heads, |m| {
+        m.fill(f32::NEG_INFINITY);
+        for (s, z) in (a..).zip(row.chunks_exact_mut(heads)) {
+            let j = csr.col[s] as usize;
+            let src = &sc.a_src[j * heads..(j + 1) * heads];
+            let lw = sc.log_w.map_or(0.0, |w| w[csr.eid[s] as usize]);
+            for (((z, &ps), &pd), m) in z.iter_mut().zip(src).zip(dst).zip(m.iter_mut()) {
+                let p = ps + pd;
+                let y = if p < 0.0 { p * sc.slope } else { p };
+                *z = y + lw;
+                *m = m.max(*z);
+            }
+        }
+        with_heads(heads, |sum| {
+            for z in row.chunks_exact_mut(heads) {
+                for ((z, &m), sum) in z.iter_mut().zip(&*m).zip(sum.iter_mut()) {
+                    *z = (*z - m).exp();
+                    *sum += *z;
+                }
+            }
+            for inv in sum.iter_mut() {
+                *inv = 1.0 / *inv;
+            }
+            for z in row.chunks_exact_mut(heads) {
+                for (z, &inv) in z.iter_mut().zip(&*sum) {
+                    *z *= inv;
+                }
+            }
+        });
+    });
 }
 
 /// Backward of [`attention_host`]: from `dα` (entry order) to the gradients of the source and
@@ -318,25 +396,16 @@ fn attention_grad(
     dalpha: &[f32],
 ) -> (Vec<f32>, Vec<f32>) {
     let heads = sc.heads;
-    // dpre = α ⊙ (dα − Σ_row α ⊙ dα) ⊙ LeakyReLU'(pre), slot-major.
+    // dpre = α ⊙ (dα − Σ_row α ⊙ dα) ⊙ LeakyReLU'(pre), slot-major; heads side by side as in
+    // `attention_host`.
     let mut slots = vec![0f32; csr.nnz() * heads];
     for_each_row_slots(csr, heads, &mut slots, |r, base, part| {
-        let range = csr.ptr[r]..csr.ptr[r + 1];
-        for h in 0..heads {
-            let mut dot = 0f32;
-            for s in range.clone() {
-                let k = csr.eid[s] as usize * heads + h;
-                dot += alpha[k] * dalpha[k];
-            }
-            for s in range.clone() {
-                let k = csr.eid[s] as usize * heads + h;
-                let slope = if sc.pre(csr, r, s, h) < 0.0 {
-                    sc.slope
-                } else {
-                    1.0
-                };
-                part[(s - base) * heads + h] = alpha[k] * (dalpha[k] - dot) * slope;
-            }
+        let (a, b) = (csr.ptr[r], csr.ptr[r + 1]);
+        let out = &mut part[(a - base) * heads..(b - base) * heads];
+        match heads {
+            8 => softmax_grad_row::<8>(csr, sc, alpha, dalpha, r, out),
+            1 => softmax_grad_row::<1>(csr, sc, alpha, dalpha, r, out),
+            _ => softmax_grad_row::<0>(csr, sc, alpha, dalpha, r, out),
         }
     });
     let dpre = csr.to_entry_order(slots, heads);
@@ -344,6 +413,43 @@ fn attention_grad(
         sum_rows(csr.columns(), &dpre, heads),
         sum_rows(csr.rows(), &dpre, heads),
     )
+}
+
+/// One row of [`attention_grad`]'s `dpre` (`out`: its slots' `[slots, heads]` values), for
+/// `H` heads (`0`: any).
+#[inline(always)]
+fn softmax_grad_row<const H: usize>(
+    csr: &Csr,
+    sc: Scores<'_>,
+    alpha: &[f32],
+    dalpha: &[f32],
+    r: usize,
+    out: &mut [f32],
+) {
+    let heads = if H > 0 { H } else { sc.heads };
+    let (a, b) = (csr.ptr[r], csr.ptr[r + 1]);
+    let dst = &sc.a_dst[r * heads..(r + 1) * heads];
+    let at = |s: usize| {
+        let k = csr.eid[s] as usize * heads;
+        (&alpha[k..k + heads], &dalpha[k..k + heads])
+    };
+    with_heads(heads, |dot| {
+        for s in a..b {
+            let (al, dl) = at(s);
+            for ((d, &x), &y) in dot.iter_mut().zip(al).zip(dl) {
+                *d += x * y;
+            }
+        }
+        for (s, out) in (a..b).zip(out.chunks_exact_mut(heads)) {
+            let (al, dl) = at(s);
+            let j = csr.col[s] as usize;
+            let src = &sc.a_src[j * heads..(j + 1) * heads];
+            for h in 0..heads {
+                let slope = if src[h] + dst[h] < 0.0 { sc.slope } else { 1.0 };
+                out[h] = al[h] * (dl[h] - dot[h]) * slope;
+            }
+        }
+    });
 }
 
 /// `out[r, h] = Σ_{slots s of r} v[eid_s, h]`.
@@ -884,6 +990,111 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    /// `dw[k, h] = ⟨x[col_k, h-block], dout[row_k, h-block]⟩`.
+    fn spmm_grad_w_reference(
+        csr: &Csr,
+        x: &[f32],
+        heads: usize,
+        dout: &[f32],
+        width: usize,
+    ) -> Vec<f32> {
+        let c = width / heads;
+        let mut slots = vec![0f32; csr.nnz() * heads];
+        // Split the slot array at row boundaries, ROWS_PER_TASK rows per task.
+        let bounds: Vec<usize> = (0..=csr.n_rows.div_ceil(ROWS_PER_TASK))
+            .map(|t| csr.ptr[(t * ROWS_PER_TASK).min(csr.n_rows)])
+            .collect();
+        let mut parts = Vec::with_capacity(bounds.len());
+        let mut rest = slots.as_mut_slice();
+        for t in 0..bounds.len() - 1 {
+            let (a, b) = rest.split_at_mut((bounds[t + 1] - bounds[t]) * heads);
+            parts.push((t, a));
+            rest = b;
+        }
+        parts.into_par_iter().for_each(|(task, part)| {
+            let base = bounds[task];
+            let r_end = ((task + 1) * ROWS_PER_TASK).min(csr.n_rows);
+            for r in task * ROWS_PER_TASK..r_end {
+                let dr = &dout[r * width..(r + 1) * width];
+                for s in csr.ptr[r]..csr.ptr[r + 1] {
+                    let j = csr.col[s] as usize;
+                    let xr = &x[j * width..(j + 1) * width];
+                    let dst = &mut part[(s - base) * heads..(s - base + 1) * heads];
+                    for ((d, xv), gv) in dst.iter_mut().zip(xr.chunks(c)).zip(dr.chunks(c)) {
+                        *d = xv.iter().zip(gv).map(|(a, b)| a * b).sum();
+                    }
+                }
+            }
+        });
+        csr.to_entry_order(slots, heads)
+    }
+
+    /// GAT attention on the host: the softmax over each row's entries of the logits; returns the
+    /// coefficients in entry order.
+    fn attention_host_reference(csr: &Csr, sc: Scores<'_>) -> Vec<f32> {
+        let heads = sc.heads;
+        let mut slots = vec![0f32; csr.nnz() * heads];
+        for_each_row_slots(csr, heads, &mut slots, |r, base, part| {
+            let range = csr.ptr[r]..csr.ptr[r + 1];
+            for h in 0..heads {
+                let mut m = f32::NEG_INFINITY;
+                for s in range.clone() {
+                    let z = sc.logit(csr, r, s, h);
+                    part[(s - base) * heads + h] = z;
+                    m = m.max(z);
+                }
+                let mut sum = 0f32;
+                for s in range.clone() {
+                    let e = (part[(s - base) * heads + h] - m).exp();
+                    part[(s - base) * heads + h] = e;
+                    sum += e;
+                }
+                let inv = 1.0 / sum;
+                for s in range.clone() {
+                    part[(s - base) * heads + h] *= inv;
+                }
+            }
+        });
+        csr.to_entry_order(slots, heads)
+    }
+
+    /// Backward of [`attention_host`]: from `dα` (entry order) to the gradients of the source and
+    /// destination scores, `[n_cols, heads]` and `[n_rows, heads]`.
+    fn attention_grad_reference(
+        csr: &Csr,
+        sc: Scores<'_>,
+        alpha: &[f32],
+        dalpha: &[f32],
+    ) -> (Vec<f32>, Vec<f32>) {
+        let heads = sc.heads;
+        // dpre = α ⊙ (dα − Σ_row α ⊙ dα) ⊙ LeakyReLU'(pre), slot-major.
+        let mut slots = vec![0f32; csr.nnz() * heads];
+        for_each_row_slots(csr, heads, &mut slots, |r, base, part| {
+            let range = csr.ptr[r]..csr.ptr[r + 1];
+            for h in 0..heads {
+                let mut dot = 0f32;
+                for s in range.clone() {
+                    let k = csr.eid[s] as usize * heads + h;
+                    dot += alpha[k] * dalpha[k];
+                }
+                for s in range.clone() {
+                    let k = csr.eid[s] as usize * heads + h;
+                    let slope = if sc.pre(csr, r, s, h) < 0.0 {
+                        sc.slope
+                    } else {
+                        1.0
+                    };
+                    part[(s - base) * heads + h] = alpha[k] * (dalpha[k] - dot) * slope;
+                }
+            }
+        });
+        let dpre = csr.to_entry_order(slots, heads);
+        (
+            sum_rows(csr.columns(), &dpre, heads),
+            sum_rows(csr.rows(), &dpre, heads),
+        )
+    }
+
     fn host(t: Tensor<2>) -> Vec<f32> {
         t.into_data().try_into_vec_as::<f32>().unwrap()
     }
@@ -974,6 +1185,54 @@ mod tests {
         let csr = Csr::new(3, 2, &[2, 0, 2], &[1, 1, 0]).unwrap();
         assert_eq!((csr.nnz(), csr.identity), (3, false));
         assert!(Csr::new(3, 2, &[0, 2, 2], &[1, 1, 0]).unwrap().identity);
+    }
+
+    /// The kernels that run heads side by side against their per-head references (the
+    /// kernels before vectorisation): bit for bit, with and without edge weights.
+    #[test]
+    fn head_parallel_kernels_match_the_per_head_references_bit_for_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (n, nnz, heads, c) in [
+            (40, 900, 8, 16),
+            (60, 300, 3, 5),
+            (30, 200, 1, 7),
+            (20, 400, 17, 2),
+        ] {
+            let (rows, cols) = pattern(&mut rng, n, n, nnz);
+            let csr = Csr::new(n, n, &rows, &cols).unwrap();
+            let width = heads * c;
+            let mut draw = |len: usize| -> Vec<f32> {
+                (0..len).map(|_| rng.random_range(-2.0..2.0)).collect()
+            };
+            let (mut x, dout) = (draw(n * width), draw(n * width));
+            // Zero rows: their dot products are ±0, whose sign depends on the sum's start.
+            x[..2 * width].fill(0.0);
+            assert_eq!(
+                bits(&spmm_grad_w(&csr, &x, heads, &dout, width)),
+                bits(&spmm_grad_w_reference(&csr, &x, heads, &dout, width))
+            );
+            let (a_src, a_dst, dalpha, lw) = (
+                draw(n * heads),
+                draw(n * heads),
+                draw(nnz * heads),
+                draw(nnz),
+            );
+            for log_w in [None, Some(lw.as_slice())] {
+                let sc = Scores {
+                    a_src: &a_src,
+                    a_dst: &a_dst,
+                    log_w,
+                    heads,
+                    slope: 0.2,
+                };
+                let alpha = attention_host(&csr, sc);
+                assert_eq!(bits(&alpha), bits(&attention_host_reference(&csr, sc)));
+                let (gs, gd) = attention_grad(&csr, sc, &alpha, &dalpha);
+                let (rs, rd) = attention_grad_reference(&csr, sc, &alpha, &dalpha);
+                assert_eq!((bits(&gs), bits(&gd)), (bits(&rs), bits(&rd)));
+            }
+        }
     }
 
     #[test]

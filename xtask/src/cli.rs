@@ -316,6 +316,8 @@ pub(crate) struct ReproArgs {
     /// the committed reference's chunks made by the same plan (copied into --out). cefedgnn:
     /// skip the settings whose selected tables this git revision already wrote in --out (the
     /// tables are written after each setting, so a stopped run resumes where it stopped).
+    /// homdp: take the GIN baselines' finished trainings from --out's cache/gin/ (every
+    /// training is recorded there as it finishes) or the committed reference's.
     #[arg(long)]
     pub(crate) resume: bool,
     /// edgerefine: start no new chunk after this many minutes (the tables say what is left

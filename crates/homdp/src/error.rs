@@ -131,6 +131,11 @@ pub enum HomdpError {
     /// An error from graph-core (building a clipped graph).
     #[error(transparent)]
     Graph(#[from] GraphError),
+    /// A [`crate::paper::GinCache`] could not record a finished GIN training (feature
+    /// `gin-baselines`).
+    #[cfg(feature = "gin-baselines")]
+    #[error("recording a finished GIN training: {0}")]
+    Cache(#[source] std::io::Error),
     /// An error from gnn (training the GIN baseline; feature `gin-baselines`).
     #[cfg(feature = "gin-baselines")]
     #[error(transparent)]

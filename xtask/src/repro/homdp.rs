@@ -21,6 +21,7 @@ use graph_core::registry::Dataset;
 use graph_core::{GraphDataset, Registry};
 use serde_json::{Value, json};
 
+use super::gin_cache::GinFiles;
 use super::{Ctx, Effort};
 use crate::cli::HomdpTable;
 use crate::datasets::data_dir;
@@ -632,22 +633,6 @@ fn kept_main_cell(c: &str) -> Option<Value> {
     }
 }
 
-/// HIV's GIN baselines train on at most this many graphs of its 32,901 training graphs. All
-/// of them would take hours: BACE measured 3.7 s an epoch for its 1,361 training and
-/// validation graphs on 2 cores (2.7 ms a graph), so HIV's 37,014 take over a minute an
-/// epoch, for 2 models × 3 seeds × 11–100 epochs; the table note gives HIV's own per-epoch
-/// time.
-const HIV_GIN_TRAIN: usize = 4000;
-
-/// The GIN baselines' sizes of dataset `name` (HIV capped at [`HIV_GIN_TRAIN`] in `--full`).
-fn gin_sizes(sz: &Sizes, name: &str) -> GinSizes {
-    if name == "HIV" && sz.gin.train > HIV_GIN_TRAIN {
-        sz.gin.with_max_train(HIV_GIN_TRAIN)
-    } else {
-        sz.gin
-    }
-}
-
 /// The main table's rows of one dataset (the GIN baselines run where the paper has them).
 fn dataset_rows(
     ctx: &Ctx,
@@ -660,13 +645,27 @@ fn dataset_rows(
     let baselines = if s.paper_baselines[0].is_nan() {
         None
     } else {
-        load(s.name)?
-            .map(|ds| paper::gin_baselines(&ds, s.metric, &gin_sizes(sz, s.name), ctx.seed, index))
-            .transpose()?
+        let mut cache = GinFiles::new(&ctx.out, &ctx.reference, ctx.select.resume);
+        let b = load(s.name)?
+            .map(|ds| {
+                paper::gin_baselines_cached(&ds, s.metric, &sz.gin, ctx.seed, index, &mut cache)
+            })
+            .transpose()?;
+        if let Some(b) = &b {
+            let mut note = baseline_note(s, b);
+            let [out, reference] = cache.taken;
+            if out + reference > 0 {
+                note += &format!(
+                    " {} of its {} trainings taken from the GIN cache (--resume: {out} from {}, {reference} from the committed reference's; recorded by an earlier run of the same plan, with their recorded times).",
+                    out + reference,
+                    b.rr.len() + b.dprr.len(),
+                    "--out's cache/gin/"
+                );
+            }
+            notes.baselines.push(note);
+        }
+        b
     };
-    if let Some(b) = &baselines {
-        notes.baselines.push(baseline_note(s, b));
-    }
     let table = paper::main_table(p, s, index, &sz.paper, ctx.seed, baselines.as_ref())?;
     let per_rep = |k: usize| {
         table.per_repetition[k]
@@ -768,7 +767,7 @@ fn write_main(
     if ctx.effort == Effort::Quick {
         t.notes.push(format!("--quick: at most {} training and {} test graphs per dataset (seeded subsample; k of k-NN scaled by the training share), {} SBM graphs per class, {} repetition(s). The attack runs over the subsample.", sz.paper.max_train, sz.paper.max_test, sz.paper.sbm_per_class, sz.paper.reps));
     }
-    t.notes.push(format!("rr / dprr: the paper's GNN baselines at eps = {BASELINE_EPS}, the same value on each row of a dataset: GIN (gnn `homdp-gin`: 5 layers, hidden 300, mean pool; all-ones node features, as the reference code, which drops the atom features for a structure-only comparison) trained on graphs perturbed by randomized response (RR: each unordered node pair of a graph flipped once w.p. 1/(1+e^eps); per-graph edge-level eps-DP, the paper's notion) or degree-preserving RR (DPRR, Hidano & Murakami: eps1 = max(0.1, sqrt(8/(n_max-1))) for Laplace degrees, eps2 = eps - eps1 for RR, per-node sampling; eps per adjacency list as in the paper, <= 2 eps per-graph edge-level since an edge lies in two lists); training and validation graphs perturbed, test graphs clean. Adam lr 1e-3, batch 64, no weight decay, at most {} epochs (the reference's 100 in --full), best weights by the perturbed validation loss, stopped after {} epochs without improvement (reference: 100 epochs, best validation ROC-AUC / RMSE, L1 loss for Lipophilicity where gnn uses MSE), {} seed(s); Lipophilicity's targets are standardised with the training graphs' mean and std (homdp::GinBaselineConfig::standardize_targets; the reference trains on the raw targets) and the RMSE is that of the un-standardised predictions, in the targets' units; {}. The `gin-rr` / `gin-dprr` rows carry the mean and std over the seeds, the epoch each seed stopped at (`stop_epochs`), the epoch whose weights it kept (`best_epochs`) and the cap (`epoch_cap`); the `rr` / `dprr` cells of the embedding rows repeat their means. Lipophilicity's `train-mean` row is the RMSE of predicting the training targets' mean for every test graph: a GIN row above it learnt nothing from the graphs. REDDIT-BINARY / SBM / REDDIT-MULTI-5K / github_stargazers: {NOT_RUN}.", sz.gin.epochs, sz.gin.patience, sz.gin.reps, if sz.gin.train == usize::MAX { format!("every graph of the scaffold split except HIV's training side: HIV's GIN trains on a seeded subsample of {HIV_GIN_TRAIN} of its 32,901 training graphs (all 4,113 validation and 4,113 test graphs), since all of them do not fit the run: BACE's 1,361 training and validation graphs took 3.7 s an epoch on 2 cores (2.7 ms a graph), so HIV's 37,014 would take over a minute an epoch, for 2 models x 3 seeds x 11-100 epochs (HIV's own per-epoch time on the subsample is in its note)") } else { format!("seeded subsamples of the scaffold split (at most {} train / {} validation / {} test graphs)", sz.gin.train, sz.gin.val, sz.gin.test) }));
+    t.notes.push(format!("rr / dprr: the paper's GNN baselines at eps = {BASELINE_EPS}, the same value on each row of a dataset: GIN (gnn `homdp-gin`: 5 layers, hidden 300, mean pool; all-ones node features, as the reference code, which drops the atom features for a structure-only comparison) trained on graphs perturbed by randomized response (RR: each unordered node pair of a graph flipped once w.p. 1/(1+e^eps); per-graph edge-level eps-DP, the paper's notion) or degree-preserving RR (DPRR, Hidano & Murakami: eps1 = max(0.1, sqrt(8/(n_max-1))) for Laplace degrees, eps2 = eps - eps1 for RR, per-node sampling; eps per adjacency list as in the paper, <= 2 eps per-graph edge-level since an edge lies in two lists); training and validation graphs perturbed, test graphs clean. Adam lr 1e-3, batch 64, no weight decay, at most {} epochs (the reference's 100 in --full), best weights by the perturbed validation loss, stopped after {} epochs without improvement (reference: 100 epochs, best validation ROC-AUC / RMSE, L1 loss for Lipophilicity where gnn uses MSE), {} seed(s); Lipophilicity's targets are standardised with the training graphs' mean and std (homdp::GinBaselineConfig::standardize_targets; the reference trains on the raw targets) and the RMSE is that of the un-standardised predictions, in the targets' units; {}. The `gin-rr` / `gin-dprr` rows carry the mean and std over the seeds, the epoch each seed stopped at (`stop_epochs`), the epoch whose weights it kept (`best_epochs`) and the cap (`epoch_cap`); the `rr` / `dprr` cells of the embedding rows repeat their means. Lipophilicity's `train-mean` row is the RMSE of predicting the training targets' mean for every test graph: a GIN row above it learnt nothing from the graphs. REDDIT-BINARY / SBM / REDDIT-MULTI-5K / github_stargazers: {NOT_RUN}.", sz.gin.epochs, sz.gin.patience, sz.gin.reps, if sz.gin.train == usize::MAX { "every graph of the scaffold split (HIV: all 32,901 training graphs, hours per training on 2 cores; each finished training is recorded under cache/gin/, so an interrupted run resumes with --resume)".to_string() } else { format!("seeded subsamples of the scaffold split (at most {} train / {} validation / {} test graphs)", sz.gin.train, sz.gin.val, sz.gin.test) }));
     t.notes.push("Controls (`kind`): `nodes-only` is the same downstream model on |V(G)| alone (one column; PCA(5) becomes PCA(1)); the node set is public under edge-level DP, so the column is released exactly (`rho` = public, eps = 0). `without-nodes` are the densities without the |V(G)| column at rho = 0.01 (component-aware bound, clean test rows) and rho = inf, on the main rows' patterns and noise draws; for the datasets that append no |V(G)| column (the molecule sets and SBM) they are the `embedding` rows themselves (the same runs, repeated so that every dataset has both controls). A `nodes-only` score at or above the private `embedding` row means the private utility can come from |V(G)| alone (it also reaches the densities through the noise scale, which shrinks with |V(G)|).".into());
     t.notes.extend(notes.baselines);
     t.notes.extend(notes.reps);

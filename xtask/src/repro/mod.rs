@@ -12,6 +12,7 @@ mod compare;
 mod edgerefine;
 mod fed_claims;
 mod foundation;
+mod gin_cache;
 mod gnn;
 mod homdp;
 

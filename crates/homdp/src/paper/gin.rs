@@ -7,7 +7,7 @@ use std::time::Instant;
 use dp_core::rng::Seeds;
 use graph_core::{Graph, GraphDataset, GraphError};
 use rand::seq::SliceRandom;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::main_table::Baselines;
 use super::protocol::{SeedStream, rep_seed};
@@ -16,7 +16,7 @@ use crate::baselines::{
     BaselineFeatures, EdgePerturbation, GinBaselineConfig, GinData, gin_baseline,
 };
 use crate::downstream::Labels;
-use crate::error::Result;
+use crate::error::{HomdpError, Result};
 
 /// The GIN baselines' sizes: training / validation / test graphs (seeded subsamples of the
 /// scaffold split's parts), epochs, patience, repetitions.
@@ -79,6 +79,64 @@ impl GinSizes {
     }
 }
 
+/// One finished GIN training of [`gin_baselines_cached`]: what the main table keeps of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GinTraining {
+    /// The test score in the dataset's metric.
+    pub score: f64,
+    /// Epochs run.
+    pub epochs: usize,
+    /// Epoch whose weights were kept (0-based, best validation loss).
+    pub best_epoch: usize,
+    /// Mean edge count of the perturbed training graphs over that of the clean ones.
+    pub edge_ratio: f64,
+    /// Training mean and std of standardised regression targets.
+    pub target_standardization: Option<[f64; 2]>,
+    /// Wall-clock seconds of the training (perturbation included).
+    pub seconds: f64,
+}
+
+/// Which GIN training a [`GinCache`] entry is: the dataset, the baseline (`"rr"` or `"dprr"`)
+/// and the repetition name the file an entry lives in; `fingerprint` holds everything the
+/// training depends on (seed, sizes, split, ε, metric), so an entry of another plan is never
+/// taken for this one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GinKey {
+    /// The dataset's name.
+    pub dataset: String,
+    /// `"rr"` or `"dprr"`.
+    pub baseline: &'static str,
+    /// The repetition.
+    pub rep: usize,
+    /// Everything else the training depends on.
+    pub fingerprint: String,
+}
+
+/// Keeps finished GIN trainings between runs, so that an interrupted run of
+/// [`gin_baselines_cached`] resumes with the trainings it has not finished (HIV's six
+/// trainings on all 32,901 training graphs take hours each on 2 cores).
+pub trait GinCache {
+    /// The training `key` names, when an earlier run with the same fingerprint finished it.
+    fn get(&mut self, key: &GinKey) -> Option<GinTraining>;
+
+    /// Records a finished training.
+    ///
+    /// # Errors
+    /// The record cannot be written.
+    fn put(&mut self, key: &GinKey, training: &GinTraining) -> std::io::Result<()>;
+}
+
+/// No cache: every training runs.
+impl GinCache for () {
+    fn get(&mut self, _: &GinKey) -> Option<GinTraining> {
+        None
+    }
+
+    fn put(&mut self, _: &GinKey, _: &GinTraining) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Runs the paper's RR and DPRR baselines (ε = [`BASELINE_EPS`]) on `ds`: GIN
 /// ([`GinBaselineConfig::paper`] with all-ones features, standardised regression targets,
 /// `sizes`' epochs and patience) trained on graphs perturbed by randomized response and by
@@ -102,6 +160,30 @@ pub fn gin_baselines(
     sizes: &GinSizes,
     seed: u64,
     index: usize,
+) -> Result<Baselines> {
+    gin_baselines_cached(ds, metric, sizes, seed, index, &mut ())
+}
+
+/// [`gin_baselines`], taking each training that `cache` holds from it and recording each
+/// training it runs there as soon as it finishes. Every training draws its noise and
+/// initialisation from its own seed, so the result is the same whichever trainings came from
+/// the cache; [`Baselines::seconds`] sums the trainings' recorded times.
+///
+/// # Errors
+/// As [`gin_baselines`]; [`crate::HomdpError::Cache`] when `cache` cannot record a training.
+///
+/// # Privacy
+/// As [`gin_baselines`].
+///
+/// # Complexity
+/// `2 · sizes.reps` GIN trainings less those in `cache`.
+pub fn gin_baselines_cached(
+    ds: &GraphDataset,
+    metric: Metric,
+    sizes: &GinSizes,
+    seed: u64,
+    index: usize,
+    cache: &mut dyn GinCache,
 ) -> Result<Baselines> {
     let part = |p: &str| -> Result<Vec<usize>> {
         Ok(ds
@@ -137,7 +219,6 @@ pub fn gin_baselines(
         epoch_cap: sizes.epochs,
         ..Baselines::default()
     };
-    let start = Instant::now();
     for rep in 0..sizes.reps {
         let seed = rep_seed(seed, SeedStream::Gin(index), rep);
         let cfg = GinBaselineConfig {
@@ -149,26 +230,53 @@ pub fn gin_baselines(
             ..GinBaselineConfig::paper()
         };
         for (k, p) in [rr, dprr].iter().enumerate() {
-            let mut noise = Seeds::new(seed).chacha20("homdp/gin-baseline-noise", k as u64);
-            let o = gin_baseline(
-                GinData {
-                    graphs: ds.graphs(),
-                    node_labels: ds.node_labels(),
-                    labels: &labels,
-                },
-                &split,
-                p,
-                &cfg,
-                &mut noise,
-            )?;
-            out.edge_ratio[k] += o.edge_ratio / sizes.reps as f64;
-            out.epochs[k].push((o.epochs, o.best_epoch + 1));
-            out.target_standardization = o.target_standardization;
+            let key = GinKey {
+                dataset: ds.name().to_string(),
+                baseline: ["rr", "dprr"][k],
+                rep,
+                fingerprint: format!(
+                    "{} {} rep {rep} seed {seed} eps {BASELINE_EPS} {p:?} sizes {sizes:?} graphs {:?} metric {metric:?} {cfg:?}",
+                    ds.name(),
+                    ["rr", "dprr"][k],
+                    out.sizes,
+                ),
+            };
+            let t = match cache.get(&key) {
+                Some(t) => t,
+                None => {
+                    let start = Instant::now();
+                    let mut noise = Seeds::new(seed).chacha20("homdp/gin-baseline-noise", k as u64);
+                    let o = gin_baseline(
+                        GinData {
+                            graphs: ds.graphs(),
+                            node_labels: ds.node_labels(),
+                            labels: &labels,
+                        },
+                        &split,
+                        p,
+                        &cfg,
+                        &mut noise,
+                    )?;
+                    let t = GinTraining {
+                        score: metric.of_scores(&o.scores),
+                        epochs: o.epochs,
+                        best_epoch: o.best_epoch,
+                        edge_ratio: o.edge_ratio,
+                        target_standardization: o.target_standardization,
+                        seconds: start.elapsed().as_secs_f64(),
+                    };
+                    cache.put(&key, &t).map_err(HomdpError::Cache)?;
+                    t
+                }
+            };
+            out.edge_ratio[k] += t.edge_ratio / sizes.reps as f64;
+            out.epochs[k].push((t.epochs, t.best_epoch + 1));
+            out.target_standardization = t.target_standardization;
+            out.seconds += t.seconds;
             let scores = if k == 0 { &mut out.rr } else { &mut out.dprr };
-            scores.push(metric.of_scores(&o.scores));
+            scores.push(t.score);
         }
     }
-    out.seconds = start.elapsed().as_secs_f64();
     Ok(out)
 }
 
@@ -185,4 +293,118 @@ fn constant_rmse(labels: &Labels, split: &gnn::GraphSplit) -> Option<f64> {
         .sum::<f64>()
         / split.test.len() as f64;
     Some(mse.sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use graph_core::Targets;
+
+    use super::*;
+
+    /// Paths (class 0) and cycles (class 1) of 20–24 nodes (DPRR needs ε1 < ε, so n_max > 9),
+    /// split 12 / 6 / 6.
+    fn toy() -> GraphDataset {
+        let graphs: Vec<Graph> = (0..24)
+            .map(|i| {
+                let n = 20 + (i / 2) % 5;
+                let mut edges: Vec<(u32, u32)> = (0..n as u32 - 1).map(|u| (u, u + 1)).collect();
+                if i % 2 == 1 {
+                    edges.push((n as u32 - 1, 0));
+                }
+                Graph::from_edges(n, &edges).unwrap()
+            })
+            .collect();
+        let raw: Vec<i64> = (0..24).map(|i| i % 2).collect();
+        GraphDataset::new("toy", graphs, Targets::from_raw_classes(&raw))
+            .unwrap()
+            .with_split("train", (0..12).collect())
+            .unwrap()
+            .with_split("valid", (12..18).collect())
+            .unwrap()
+            .with_split("test", (18..24).collect())
+            .unwrap()
+    }
+
+    fn sizes() -> GinSizes {
+        GinSizes {
+            epochs: 2,
+            patience: 1,
+            reps: 2,
+            ..GinSizes::quick()
+        }
+    }
+
+    #[derive(Default)]
+    struct Memory {
+        entries: HashMap<(String, &'static str, usize), (String, GinTraining)>,
+        gets: usize,
+        puts: usize,
+    }
+
+    impl GinCache for Memory {
+        fn get(&mut self, key: &GinKey) -> Option<GinTraining> {
+            self.gets += 1;
+            let (fp, t) = self
+                .entries
+                .get(&(key.dataset.clone(), key.baseline, key.rep))?;
+            (fp == &key.fingerprint).then(|| t.clone())
+        }
+
+        fn put(&mut self, key: &GinKey, t: &GinTraining) -> std::io::Result<()> {
+            self.puts += 1;
+            self.entries.insert(
+                (key.dataset.clone(), key.baseline, key.rep),
+                (key.fingerprint.clone(), t.clone()),
+            );
+            Ok(())
+        }
+    }
+
+    struct Full;
+
+    impl GinCache for Full {
+        fn get(&mut self, _: &GinKey) -> Option<GinTraining> {
+            None
+        }
+
+        fn put(&mut self, _: &GinKey, _: &GinTraining) -> std::io::Result<()> {
+            Err(std::io::Error::other("disk full"))
+        }
+    }
+
+    #[test]
+    fn a_cached_run_resumes_with_the_trainings_it_lacks_and_gives_the_same_table() {
+        let ds = toy();
+        let mut cache = Memory::default();
+        let first = gin_baselines_cached(&ds, Metric::Auc, &sizes(), 5, 0, &mut cache).unwrap();
+        assert_eq!((cache.puts, first.rr.len(), first.dprr.len()), (4, 2, 2));
+        // Every training from the cache: nothing runs, the same table (times included).
+        let again = gin_baselines_cached(&ds, Metric::Auc, &sizes(), 5, 0, &mut cache).unwrap();
+        assert_eq!(cache.puts, 4);
+        assert_eq!(format!("{again:?}"), format!("{first:?}"));
+        // One training lost (an interrupted run): only it runs, to the same score.
+        cache.entries.remove(&("toy".into(), "dprr", 1));
+        let resumed = gin_baselines_cached(&ds, Metric::Auc, &sizes(), 5, 0, &mut cache).unwrap();
+        assert_eq!(cache.puts, 5);
+        assert_eq!(
+            (resumed.rr.clone(), resumed.dprr.clone()),
+            (first.rr.clone(), first.dprr.clone())
+        );
+        assert_eq!(resumed.epochs, first.epochs);
+        // Another seed is another plan: its fingerprints differ, so all four run.
+        gin_baselines_cached(&ds, Metric::Auc, &sizes(), 6, 0, &mut cache).unwrap();
+        assert_eq!(cache.puts, 9);
+        // Without a cache, the same scores as the cached run.
+        let plain = gin_baselines(&ds, Metric::Auc, &sizes(), 5, 0).unwrap();
+        assert_eq!((plain.rr, plain.dprr), (first.rr, first.dprr));
+    }
+
+    #[test]
+    fn a_cache_that_cannot_record_is_an_error() {
+        let err = gin_baselines_cached(&toy(), Metric::Auc, &sizes(), 5, 0, &mut Full).unwrap_err();
+        assert!(matches!(err, HomdpError::Cache(_)), "{err}");
+        assert!(err.to_string().contains("disk full") || format!("{err:?}").contains("disk full"));
+    }
 }

@@ -280,7 +280,8 @@ pub struct Baselines {
     pub epoch_cap: usize,
     /// Training mean and std of standardised regression targets (last repetition).
     pub target_standardization: Option<[f64; 2]>,
-    /// Wall-clock seconds of all repetitions of both baselines.
+    /// Wall-clock seconds of all repetitions of both baselines (the sum of the trainings'
+    /// recorded times, those taken from a cache included).
     pub seconds: f64,
     /// Regression: test RMSE of the constant prediction `mean of the training targets` (the
     /// score of a model that learns nothing from the graphs).

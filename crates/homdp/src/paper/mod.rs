@@ -41,7 +41,7 @@ pub use ablation::{
 pub use cells::{Rho, Score};
 pub use curve::{CurveRow, curve_table};
 #[cfg(feature = "gin-baselines")]
-pub use gin::{GinSizes, gin_baselines};
+pub use gin::{GinCache, GinKey, GinSizes, GinTraining, gin_baselines, gin_baselines_cached};
 pub use main_table::{
     Baselines, Control, MainRow, MainTable, RowKind, main_grid, main_table, model_for_columns,
     nodes_only_runs, private_degree_point,

@@ -1,7 +1,8 @@
 //! Source hygiene: every `.rs` file starts with a `//!` doc comment (a crate root may start with
 //! `#![doc = include_str!("../README.md")]`); no `todo!`,
 //! `unimplemented!` or `dbg!` in the tree; no more bare `f64` privacy parameters in the paper
-//! crates' public API than [`BARE_PRIVACY_FLOATS_ALLOWED`].
+//! crates' public API than [`BARE_PRIVACY_FLOATS_ALLOWED`]; `graph-core`'s default features
+//! pull none of the installer's dependencies ([`INSTALLER_ONLY`]).
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,14 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>> {
             }
         }
     }
+    let manifest = root.join("crates/graph-core/Cargo.toml");
+    if manifest.is_file() {
+        for dep in default_pulls(&std::fs::read_to_string(&manifest)?, &INSTALLER_ONLY)? {
+            problems.push(format!(
+                "crates/graph-core/Cargo.toml: the default features pull `{dep}`, which only the installer (feature `install`) needs"
+            ));
+        }
+    }
     let bare = bare_privacy_floats(root)?;
     if bare.len() > BARE_PRIVACY_FLOATS_ALLOWED {
         problems.push(format!(
@@ -47,6 +56,57 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>> {
         ));
     }
     Ok(problems)
+}
+
+/// Dependencies of `graph-core` that only its installer needs (a C build, an HTTP stack,
+/// archive readers): a user of the graph type must not pay for them.
+const INSTALLER_ONLY: [&str; 4] = ["libz-sys", "ureq", "zip", "tar"];
+
+/// Which of `deps` a crate's default features pull in, from its `Cargo.toml` text: a
+/// dependency that is not optional, or one that a feature reachable from `default` enables
+/// (`dep:x`, `x`, or `x/feature`).
+///
+/// # Errors
+/// The manifest is not valid TOML.
+fn default_pulls(manifest: &str, deps: &[&str]) -> Result<Vec<String>> {
+    let doc: toml::Table = manifest.parse()?;
+    let table = |k: &str| {
+        doc.get(k)
+            .and_then(|v| v.as_table())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (dependencies, features) = (table("dependencies"), table("features"));
+    let optional = |d: &str| {
+        dependencies
+            .get(d)
+            .and_then(|v| v.get("optional"))
+            .and_then(toml::Value::as_bool)
+            .unwrap_or(false)
+    };
+    let mut pulled: Vec<String> = deps
+        .iter()
+        .filter(|d| dependencies.contains_key(**d) && !optional(d))
+        .map(|d| d.to_string())
+        .collect();
+    let (mut stack, mut seen) = (vec!["default".to_string()], Vec::<String>::new());
+    while let Some(f) = stack.pop() {
+        if seen.contains(&f) {
+            continue;
+        }
+        seen.push(f.clone());
+        let name = f.trim_start_matches("dep:").split('/').next().unwrap_or("");
+        if deps.contains(&name)
+            && dependencies.contains_key(name)
+            && !pulled.iter().any(|p| p == name)
+        {
+            pulled.push(name.to_string());
+        }
+        if let Some(list) = features.get(&f).and_then(toml::Value::as_array) {
+            stack.extend(list.iter().filter_map(|v| v.as_str().map(str::to_string)));
+        }
+    }
+    Ok(pulled)
 }
 
 /// The paper crates whose public API must carry privacy parameters as dp-core's checked types.
@@ -192,6 +252,41 @@ mod tests {
             super::BARE_PRIVACY_FLOATS_ALLOWED,
             found.join("\n")
         );
+    }
+
+    /// The installer's dependencies are found wherever the default features reach them, and
+    /// not where only a non-default feature does.
+    #[test]
+    fn default_features_that_pull_the_installer_are_found() {
+        let deps = r#"
+[dependencies]
+libz-sys = { version = "1", optional = true }
+ureq = { version = "3", optional = true }
+zip = { version = "9", optional = true }
+tar = "0.4"
+"#;
+        let with = |features: &str| {
+            super::default_pulls(
+                &format!("{deps}\n[features]\n{features}"),
+                &super::INSTALLER_ONLY,
+            )
+            .unwrap()
+        };
+        // tar is not optional at all; the rest sit behind `download`.
+        assert_eq!(
+            with("default = []\ndownload = [\"dep:ureq\", \"zip\"]\nzip = [\"dep:zip\"]"),
+            ["tar"]
+        );
+        let mut found = with(
+            "default = [\"net\"]\nnet = [\"download\"]\ndownload = [\"dep:ureq\", \"zip\"]\nzip = [\"dep:zip\"]\ninstall = [\"libz-sys/static\"]",
+        );
+        found.sort();
+        assert_eq!(found, ["tar", "ureq", "zip"]);
+        assert_eq!(
+            with("default = [\"install\"]\ninstall = [\"libz-sys/static\"]"),
+            ["tar", "libz-sys"]
+        );
+        assert!(super::default_pulls("[dependencies", &super::INSTALLER_ONLY).is_err());
     }
 
     /// Public fields and parameters named like privacy parameters with type `f64` are found,

@@ -6,6 +6,7 @@ mod collection;
 mod error;
 pub mod generate;
 mod graph;
+#[cfg(feature = "install")]
 pub mod install;
 #[cfg(feature = "petgraph")]
 mod interop;

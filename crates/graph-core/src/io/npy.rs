@@ -188,7 +188,9 @@ fn parse_shape(s: &str) -> Option<Vec<usize>> {
 }
 
 /// A NumPy v1.0 file as `numpy.save` (numpy ≥ 1.22) writes it: the header leaves room for the
-/// first axis to grow to 21 digits and is padded to a multiple of 64 bytes.
+/// first axis to grow to 21 digits and is padded to a multiple of 64 bytes (the installer's
+/// converters write it; feature `install`).
+#[cfg_attr(not(feature = "install"), allow(dead_code))]
 pub(crate) fn npy_bytes(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
     let shape_txt = match shape {
         [n] => format!("({n},)"),

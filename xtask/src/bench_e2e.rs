@@ -207,12 +207,13 @@ fn measure(
 /// The library's perturb + refine, `E` estimated as the CLI does without `--true-edges`.
 fn library(g: &Graph, eps: f64, k: f64, seed: u64) -> Result<()> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let noisy = perturb(g, eps, &mut rng)?;
+    let typed = dp_core::params::Epsilon::new(eps)?;
+    let noisy = perturb(g, typed, &mut rng)?;
     let e = estimate_edges(noisy.num_nodes(), eps, noisy.num_edges() as u64)?.edges;
     let params = RefineParams {
         k,
         seed,
-        ..RefineParams::new(eps, e)
+        ..RefineParams::new(typed, e)
     };
     let r = refine(&noisy, &params)?;
     ensure!(r.graph.num_nodes() == g.num_nodes(), "release lost nodes");

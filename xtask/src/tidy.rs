@@ -113,10 +113,11 @@ fn default_pulls(manifest: &str, deps: &[&str]) -> Result<Vec<String>> {
 const PAPER_CRATES: [&str; 3] = ["homdp", "edgerefine", "cefedgnn"];
 
 /// How many bare `f64` privacy parameters the paper crates may still expose
-/// ([`bare_privacy_floats`]): a ratchet at the count of 2026-12-07 (64 public fields and 39
-/// public function parameters; homdp 31, edgerefine 38, cefedgnn 34), lowered as they move to
-/// `Epsilon`, `Delta`, `Rho` and the noise-scale types, until none is left.
-pub(crate) const BARE_PRIVACY_FLOATS_ALLOWED: usize = 103;
+/// ([`bare_privacy_floats`]): a ratchet, lowered as they move to `Epsilon`, `Delta`, `Rho` and
+/// the noise-scale types until none is left. 103 on 2026-12-07 (homdp 31, edgerefine 38,
+/// cefedgnn 34); 94 once edgerefine's client and server parameters took `Epsilon` (edgerefine
+/// 29).
+pub(crate) const BARE_PRIVACY_FLOATS_ALLOWED: usize = 94;
 
 /// Whether `name` names a privacy parameter: `eps…`, `epsilon`, `delta`, `rho`, `sigma…`.
 fn is_privacy_name(name: &str) -> bool {

@@ -68,6 +68,8 @@ pub(crate) fn refine_params(
         seed,
     } = kw;
     let tie_break: edgerefine::TieBreak = crate::choices::parse(tie_break)?;
+    // ε is refused here, once, with dp-core's message (as the CLI's parser does).
+    let typed_eps = guard(|| dp_core::params::Epsilon::new(eps))?;
     let (edges_used, source) = match (true_edges, noisy_edges) {
         (Some(e), _) => (e, "supplied".to_string()),
         (None, Some(m)) => {
@@ -84,7 +86,7 @@ pub(crate) fn refine_params(
         }
     };
     let params = edgerefine::RefineParams {
-        eps,
+        eps: typed_eps,
         k,
         true_edges: edges_used,
         bins,
@@ -185,7 +187,7 @@ pub(crate) fn refine_calibrated<'py>(
     };
     let (base, edges_used, source) = refine_params(g.num_nodes(), kw)?;
     let params = edgerefine::CalibratedParams {
-        eps,
+        eps: base.eps,
         k,
         true_edges: edges_used,
         calibration,

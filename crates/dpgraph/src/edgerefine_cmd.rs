@@ -1,5 +1,6 @@
 //! `dpgraph edgerefine perturb | refine`: the two roles of EdgeRefine as separate commands.
 
+use dp_core::params::Epsilon;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,9 +27,9 @@ pub(crate) enum EdgeRefineCmd {
         /// The private graph (edge list).
         #[arg(long)]
         graph: PathBuf,
-        /// Privacy parameter ε (> 0).
+        /// Privacy parameter ε (finite, > 0; refused here otherwise).
         #[arg(long, allow_negative_numbers = true)]
-        eps: f64,
+        eps: Epsilon,
         /// Where to write the noisy graph: the binary report format when the name ends in `.rr`
         /// (header with n, ε and a checksum, bit-packed rows; see the README), otherwise an edge
         /// list (`.gz` to compress).
@@ -44,7 +45,7 @@ pub(crate) enum EdgeRefineCmd {
         /// The ε the owner used. Optional for a binary report (which records it; if given, it
         /// must match); required for an edge list.
         #[arg(long, allow_negative_numbers = true)]
-        eps: Option<f64>,
+        eps: Option<Epsilon>,
         /// Sampling rate k in (0, 1].
         #[arg(long, allow_negative_numbers = true)]
         k: f64,
@@ -78,11 +79,10 @@ pub(crate) enum EdgeRefineCmd {
 pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
     match cmd {
         EdgeRefineCmd::Perturb { graph, eps, out } => {
-            edgerefine::keep_probability(*eps)?;
             let g = read_edge_list(graph)?;
             let source = dp_core::rng::NoiseSource::from_seed(global.seed);
             let mut rng = source.rng(edgerefine::streams::PERTURB, 0)?;
-            let rr = dp_core::mechanisms::RandomizedResponse::binary(*eps)?;
+            let rr = dp_core::mechanisms::RandomizedResponse::binary(eps.get())?;
             let to_report = out.extension().is_some_and(|e| e == "rr");
             if !to_report {
                 // An edge list of the noisy graph needs 16 bytes per edge: refuse before drawing.
@@ -291,12 +291,13 @@ impl Noisy {
 
 /// Reads the noisy graph: a binary report (by its magic bytes, memory-mapped) or an edge list.
 /// Returns it and the ε to use (the report's, which `--eps` must match when given).
-fn load_noisy(path: &std::path::Path, eps: Option<f64>) -> Result<(Noisy, f64)> {
+fn load_noisy(path: &std::path::Path, eps: Option<Epsilon>) -> Result<(Noisy, Epsilon)> {
     if is_report(path)? {
         let report = Report::open(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let stored = report.header().eps;
+        let stored = Epsilon::new(report.header().eps)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         if let Some(e) = eps
-            && e.to_bits() != stored.to_bits()
+            && e.get().to_bits() != stored.get().to_bits()
         {
             bail!(
                 "--eps {e} differs from the ε = {stored} recorded in the report {}",
@@ -322,14 +323,14 @@ fn load_noisy(path: &std::path::Path, eps: Option<f64>) -> Result<(Noisy, f64)> 
 }
 
 /// The edge count E the budget ⌊k·E⌋ uses, and how it was obtained (for the output).
-fn edge_count(g: &Noisy, eps: f64, supplied: Option<u64>) -> Result<(u64, serde_json::Value)> {
+fn edge_count(g: &Noisy, eps: Epsilon, supplied: Option<u64>) -> Result<(u64, serde_json::Value)> {
     if let Some(e) = supplied {
         return Ok((
             e,
             json!({"source": "supplied (--true-edges, the paper's protocol)", "estimate": null}),
         ));
     }
-    let est = estimate_edges(g.num_nodes(), eps, g.num_edges())?;
+    let est = estimate_edges(g.num_nodes(), eps.get(), g.num_edges())?;
     let source = format!(
         "estimated from the report ({:.1} ± {:.1}{})",
         est.estimate,

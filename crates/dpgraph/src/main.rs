@@ -64,7 +64,10 @@ pub(crate) struct Global {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => exit_on_usage_error(e),
+    };
     let global = Global {
         json: cli.json,
         seed: cli.seed,
@@ -82,6 +85,28 @@ fn main() {
         eprintln!("error: {}", one_line(&e));
         std::process::exit(1);
     }
+}
+
+/// Help and version print as clap prints them; any other command-line error (an unknown flag,
+/// a missing argument, a value its type refuses, such as `--eps 0`) prints one line and exits
+/// with clap's usage status 2.
+fn exit_on_usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    let text = e.render().to_string();
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid command line");
+    eprintln!("{}", line.trim());
+    std::process::exit(2);
 }
 
 /// The error and its causes on one line.

@@ -291,17 +291,23 @@ fn edgerefine_perturb_then_refine() {
             none_s,
         ]
     };
-    for args in [
-        refine("2", "1.5", &[]),
-        refine("0", "0.5", &[]),
-        refine("2", "0.5", &["--bins", "1"]),
-        refine("2", "0.5", &["--nodes", "100"]),
-        perturb("-1"),
-        perturb("NaN"),
+    // A bad ε is refused by the parser, as `Epsilon` (usage status 2); the rest by the
+    // command (status 1). One line either way, and nothing written.
+    for (args, code) in [
+        (refine("2", "1.5", &[]), 1),
+        (refine("0", "0.5", &[]), 2),
+        (refine("2", "0.5", &["--bins", "1"]), 1),
+        (refine("2", "0.5", &["--nodes", "100"]), 1),
+        (perturb("-1"), 2),
+        (perturb("NaN"), 2),
     ] {
         let out = run(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        if code == 2 {
+            assert!(err.contains("--eps") && err.contains("eps"), "{err}");
+        }
         assert!(!none.exists());
     }
 }

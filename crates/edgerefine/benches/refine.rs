@@ -6,6 +6,8 @@
 //! and the client's perturb step on n = 100,000, m = 1e6, ε = 3.
 //! Run: `cargo bench -p edgerefine --features oracle --bench refine`.
 
+use dp_core::params::Epsilon;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use edgerefine::{RefineParams, perturb, refine};
 use graph_core::generate::erdos_renyi;
@@ -14,7 +16,10 @@ fn noisy(n: usize, m: f64, eps: f64) -> (graph_core::Graph, u64) {
     let mut rng = dp_core::rng::seeded_rng(7);
     let g = erdos_renyi(n, 2.0 * m / (n as f64 * (n as f64 - 1.0)), &mut rng).expect("valid p");
     let e = g.num_edges() as u64;
-    (perturb(&g, eps, &mut rng).expect("valid eps"), e)
+    (
+        perturb(&g, Epsilon::new(eps).unwrap(), &mut rng).expect("valid eps"),
+        e,
+    )
 }
 
 fn refine_bench(c: &mut Criterion) {
@@ -26,7 +31,7 @@ fn refine_bench(c: &mut Criterion) {
         (10_000, 20_000.0, 3.0),
     ] {
         let (noisy, e) = noisy(n, m, eps);
-        let p = RefineParams::new(eps, e);
+        let p = RefineParams::new(Epsilon::new(eps).unwrap(), e);
         g.bench_function(format!("n={n} eps={eps}"), |b| {
             b.iter(|| refine(&noisy, &p).expect("refine"))
         });
@@ -41,7 +46,7 @@ fn perturb_bench(c: &mut Criterion) {
     let n = 100_000;
     let graph = erdos_renyi(n, 2e6 / (n as f64 * (n as f64 - 1.0)), &mut rng).expect("valid p");
     g.bench_function("n=1e5 m=1e6 eps=3", |b| {
-        b.iter(|| perturb(&graph, 3.0, &mut rng).expect("perturb"))
+        b.iter(|| perturb(&graph, Epsilon::new(3.0).unwrap(), &mut rng).expect("perturb"))
     });
     g.finish();
 }
@@ -64,14 +69,14 @@ fn tiled_vs_all_pairs(c: &mut Criterion) {
         for tb in [TieBreak::Default, TieBreak::Reference] {
             let p = RefineParams {
                 tie_break: tb,
-                ..RefineParams::new(eps, e)
+                ..RefineParams::new(Epsilon::new(eps).unwrap(), e)
             };
             let a = refine(&noisy, &p).expect("tiled");
             let b = refine_all_pairs(&noisy, &p).expect("all pairs");
             assert_eq!(a.graph, b.graph, "same release ({tb:?})");
             assert_eq!(a.bin_edges, b.bin_edges, "same bins ({tb:?})");
         }
-        let p = RefineParams::new(eps, e);
+        let p = RefineParams::new(Epsilon::new(eps).unwrap(), e);
         for (kernel, label) in [
             (PopcountKernel::Avx512, ""),
             (PopcountKernel::Avx2, " avx2"),

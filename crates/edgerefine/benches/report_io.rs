@@ -2,6 +2,8 @@
 //! through graph-core's parser (MB/s of text) and the binary `.rr` report (open + decode), and
 //! writing both. Run: `cargo bench -p edgerefine --bench report_io`.
 
+use dp_core::params::Epsilon;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use edgerefine::perturb;
 use edgerefine::report::{Report, write_report};
@@ -12,7 +14,7 @@ fn io_bench(c: &mut Criterion) {
     let n = 10_000;
     let mut rng = dp_core::rng::seeded_rng(7);
     let g = erdos_renyi(n, 4e4 / (n as f64 * (n as f64 - 1.0)), &mut rng).expect("valid p");
-    let noisy = perturb(&g, 1.0, &mut rng).expect("valid eps");
+    let noisy = perturb(&g, Epsilon::new(1.0).unwrap(), &mut rng).expect("valid eps");
     let dir = std::env::temp_dir().join(format!("edgerefine-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (txt, rr) = (dir.join("noisy.txt"), dir.join("noisy.rr"));

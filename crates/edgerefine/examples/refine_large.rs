@@ -2,6 +2,8 @@
 //! `cargo run --release -p edgerefine --example refine_large -- [n] [eps] [mean degree] [tile rows]`
 //! (defaults 100000 3 20 1024). Run under `/usr/bin/time -v` for the peak memory.
 
+use dp_core::params::Epsilon;
+
 use std::time::Instant;
 
 use edgerefine::{RefineParams, TileOptions, perturb, refine_tiled};
@@ -23,14 +25,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = dp_core::rng::seeded_rng(100);
     let t = Instant::now();
     let truth = erdos_renyi(n, degree / (n as f64 - 1.0), &mut rng)?;
-    let noisy = perturb(&truth, eps, &mut rng)?;
+    let noisy = perturb(&truth, Epsilon::new(eps).unwrap(), &mut rng)?;
     eprintln!(
         "n={n} eps={eps}: {} true edges, {} noisy edges, generated and perturbed in {:.1} s",
         truth.num_edges(),
         noisy.num_edges(),
         t.elapsed().as_secs_f64()
     );
-    let params = RefineParams::new(eps, truth.num_edges() as u64);
+    let params = RefineParams::new(Epsilon::new(eps).unwrap(), truth.num_edges() as u64);
     let opts = TileOptions {
         tile_rows,
         ..TileOptions::default()

@@ -14,19 +14,22 @@ use crate::error::Result;
 /// ([`dp_core::mechanisms::RandomizedResponse::keep_prob`]).
 ///
 /// # Errors
-/// [`crate::EdgeRefineError::InvalidParam`] when ε is not finite and positive.
+/// As [`RandomizedResponse::binary`] (a valid ε is always accepted).
 ///
 /// # Privacy
 /// ε-DP per pair (Warner 1965), see [`dp_core::mechanisms::RandomizedResponse`].
 ///
 /// # Example
 /// ```
-/// let p = edgerefine::keep_probability(1.0)?;
+/// use dp_core::params::Epsilon;
+/// let p = edgerefine::keep_probability(Epsilon::new(1.0)?)?;
 /// assert!((p - 1.0f64.exp() / (1.0 + 1.0f64.exp())).abs() < 1e-15);
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// // An invalid ε is refused where it is parsed, once.
+/// assert!("0".parse::<Epsilon>().is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn keep_probability(eps: f64) -> Result<f64> {
-    Ok(RandomizedResponse::binary(eps)?.keep_prob())
+pub fn keep_probability(eps: Epsilon) -> Result<f64> {
+    Ok(RandomizedResponse::binary(eps.get())?.keep_prob())
 }
 
 /// Randomized response on every pair `i < j` of the upper triangle: a true edge is kept with
@@ -38,7 +41,7 @@ pub fn keep_probability(eps: f64) -> Result<f64> {
 /// O(n + m + #flips) and no dense matrix is built.
 ///
 /// # Errors
-/// [`crate::EdgeRefineError::InvalidParam`] for a bad ε.
+/// [`crate::EdgeRefineError::Graph`] when the release does not fit the memory budget.
 ///
 /// # Privacy
 /// ε-edge local differential privacy: for two graphs differing in one pair, the output
@@ -53,14 +56,14 @@ pub fn keep_probability(eps: f64) -> Result<f64> {
 /// use graph_core::Graph;
 /// let g = Graph::from_edges(200, &[(0, 1), (1, 2)])?;
 /// let mut rng = dp_core::rng::seeded_rng(1);
-/// let noisy = edgerefine::perturb(&g, 3.0, &mut rng)?;
+/// let noisy = edgerefine::perturb(&g, "3".parse()?, &mut rng)?;
 /// assert_eq!(noisy.num_nodes(), 200);
 /// // About q·n(n−1)/2 = 0.047·19,900 ≈ 940 noisy edges.
 /// assert!((700..1200).contains(&noisy.num_edges()));
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn perturb<R: CryptoRng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<Graph> {
-    perturb_with(graph, &RandomizedResponse::binary(eps)?, rng)
+pub fn perturb<R: CryptoRng + ?Sized>(graph: &Graph, eps: Epsilon, rng: &mut R) -> Result<Graph> {
+    perturb_with(graph, &RandomizedResponse::binary(eps.get())?, rng)
 }
 
 /// [`perturb`] with the randomized response already validated (the front door parses ε once
@@ -152,8 +155,8 @@ mod tests {
         let n = 1500;
         let g = erdos_renyi(n, 0.02, &mut rng).unwrap();
         let eps = 1.0;
-        let p = keep_probability(eps).unwrap();
-        let noisy = perturb(&g, eps, &mut rng).unwrap();
+        let p = keep_probability(Epsilon::new(eps).unwrap()).unwrap();
+        let noisy = perturb(&g, Epsilon::new(eps).unwrap(), &mut rng).unwrap();
         let m = g.num_edges() as f64;
         let kept = g.edges().filter(|&(u, v)| noisy.has_edge(u, v)).count() as f64;
         let non_edges = (n * (n - 1) / 2) as f64 - m;
@@ -174,28 +177,48 @@ mod tests {
     fn keep_probability_keeps_its_bits() {
         // Pinned before the number moved to dp-core: 1 / (1 + e^{-ε}).
         assert_eq!(
-            keep_probability(1.0).unwrap().to_bits(),
+            keep_probability(Epsilon::new(1.0).unwrap())
+                .unwrap()
+                .to_bits(),
             0x3fe7_64d4_f5d5_a2bd
         );
         assert_eq!(
-            keep_probability(0.5).unwrap().to_bits(),
+            keep_probability(Epsilon::new(0.5).unwrap())
+                .unwrap()
+                .to_bits(),
             0x3fe3_eb2f_d4d3_4391
         );
-        assert_eq!(keep_probability(800.0).unwrap(), 1.0);
+        assert_eq!(keep_probability(Epsilon::new(800.0).unwrap()).unwrap(), 1.0);
         for eps in [0.1f64, 0.3, 2.0, 3.5, 8.0] {
             let hand = 1.0 / (1.0 + (-eps).exp());
-            assert_eq!(keep_probability(eps).unwrap().to_bits(), hand.to_bits());
+            assert_eq!(
+                keep_probability(Epsilon::new(eps).unwrap())
+                    .unwrap()
+                    .to_bits(),
+                hand.to_bits()
+            );
         }
     }
 
     #[test]
     fn same_seed_same_output_and_bad_eps() {
         let g = erdos_renyi(300, 0.05, &mut dp_core::rng::seeded_rng(0)).unwrap();
-        let a = perturb(&g, 2.0, &mut dp_core::rng::seeded_rng(5)).unwrap();
-        let b = perturb(&g, 2.0, &mut dp_core::rng::seeded_rng(5)).unwrap();
+        let a = perturb(
+            &g,
+            Epsilon::new(2.0).unwrap(),
+            &mut dp_core::rng::seeded_rng(5),
+        )
+        .unwrap();
+        let b = perturb(
+            &g,
+            Epsilon::new(2.0).unwrap(),
+            &mut dp_core::rng::seeded_rng(5),
+        )
+        .unwrap();
         assert_eq!(a, b);
+        // A bad ε cannot reach `perturb`: it is refused where it becomes an `Epsilon`.
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            assert!(perturb(&g, bad, &mut dp_core::rng::seeded_rng(5)).is_err());
+            assert!(Epsilon::new(bad).is_err());
         }
     }
 }
@@ -206,9 +229,9 @@ pub struct NoisyCount {
     /// `E + DiscreteLaplace(1/ε_E)`, clamped at 0 (post-processing).
     pub edges: u64,
     /// ε spent on the count.
-    pub eps_count: f64,
+    pub eps_count: Epsilon,
     /// ε spent on randomized response.
-    pub eps_rr: f64,
+    pub eps_rr: Epsilon,
 }
 
 /// Randomized response with `ε·(1 − share)` plus the edge count with `ε·share` through the
@@ -216,7 +239,7 @@ pub struct NoisyCount {
 /// treat `E` as public. The total is ε by basic composition.
 ///
 /// # Errors
-/// Bad ε, or `share ∉ (0, 1)`.
+/// `share ∉ (0, 1)`, or a share of ε too small to be a valid ε.
 ///
 /// # Privacy
 /// `(ε·(1−share))`-edge LDP for the graph (randomized response) composed with
@@ -224,11 +247,11 @@ pub struct NoisyCount {
 /// ε-edge DP in total (sequential composition).
 pub fn perturb_with_count<R: CryptoRng + ?Sized>(
     graph: &Graph,
-    eps: f64,
+    eps: Epsilon,
     share: f64,
     rng: &mut R,
 ) -> Result<(Graph, NoisyCount)> {
-    let eps = Epsilon::new(eps)?.get();
+    let eps = eps.get();
     if !share.is_finite() || share <= 0.0 || share >= 1.0 {
         return Err(crate::EdgeRefineError::InvalidParam {
             name: "share",
@@ -236,9 +259,12 @@ pub fn perturb_with_count<R: CryptoRng + ?Sized>(
             reason: "the budget share of the edge count must be in (0, 1)",
         });
     }
-    let (eps_count, eps_rr) = (eps * share, eps * (1.0 - share));
+    let (eps_count, eps_rr) = (
+        Epsilon::new(eps * share)?,
+        Epsilon::new(eps * (1.0 - share))?,
+    );
     let noisy = perturb(graph, eps_rr, rng)?;
-    let lap = dp_core::samplers::DiscreteLaplace::from_scale(1.0 / eps_count)?;
+    let lap = dp_core::samplers::DiscreteLaplace::from_scale(1.0 / eps_count.get())?;
     let e = graph.num_edges() as i64 + lap.sample(rng);
     Ok((
         noisy,

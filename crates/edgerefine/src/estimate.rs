@@ -8,6 +8,7 @@
 
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
+use dp_core::params::Epsilon;
 
 /// The estimate of the true edge count from a noisy report (see [`estimate_edges`]).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -55,7 +56,7 @@ pub struct EdgeEstimate {
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
 pub fn estimate_edges(n: usize, eps: f64, noisy_edges: u64) -> Result<EdgeEstimate> {
-    let p = keep_probability(eps)?;
+    let p = keep_probability(Epsilon::new(eps)?)?;
     let gap = 2.0 * p - 1.0;
     if gap <= 0.0 {
         return Err(EdgeRefineError::InvalidParam {
@@ -109,8 +110,12 @@ mod tests {
         let mut sum = 0.0;
         let mut se = 0.0;
         for seed in 0..reps {
-            let noisy =
-                crate::perturb(&g, 1.0, &mut dp_core::rng::seeded_rng(1000 + seed)).unwrap();
+            let noisy = crate::perturb(
+                &g,
+                Epsilon::new(1.0).unwrap(),
+                &mut dp_core::rng::seeded_rng(1000 + seed),
+            )
+            .unwrap();
             let e = estimate_edges(400, 1.0, noisy.num_edges() as u64).unwrap();
             sum += e.estimate;
             se = e.std_error;
@@ -127,7 +132,7 @@ mod tests {
 
     #[test]
     fn closed_form_and_clamping() {
-        let p = keep_probability(2.0).unwrap();
+        let p = keep_probability(Epsilon::new(2.0).unwrap()).unwrap();
         let pairs = 100 * 99 / 2;
         // m̃ equal to its mean for E = 300 gives back 300 exactly (up to rounding).
         let m = (pairs as f64 * (1.0 - p) + (2.0 * p - 1.0) * 300.0).round() as u64;

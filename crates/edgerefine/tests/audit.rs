@@ -5,6 +5,8 @@
 //! under-noised variant (randomized response at 2ε, claimed as ε) must fail the same audit.
 //! Seeded, no retries.
 
+use dp_core::params::Epsilon;
+
 use dp_core::audit::eps_lower_bound;
 use dp_core::rng::seeded_rng;
 use edgerefine::perturb;
@@ -39,7 +41,11 @@ fn audit(release_eps: f64, seed: u64) -> f64 {
     let mut rng = seeded_rng(seed);
     let mut hits = |g: &Graph| {
         (0..RUNS)
-            .filter(|_| perturb(g, release_eps, &mut rng).unwrap().has_edge(0, 1))
+            .filter(|_| {
+                perturb(g, Epsilon::new(release_eps).unwrap(), &mut rng)
+                    .unwrap()
+                    .has_edge(0, 1)
+            })
             .count() as u64
     };
     let (h1, h0) = (hits(&with), hits(&without));

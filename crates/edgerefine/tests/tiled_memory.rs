@@ -3,6 +3,8 @@
 //! stated in its docs (the graph is already allocated; no packed rows on a sparse graph, so
 //! only O(tile) per tile in flight and the release), far below the `n²` bytes of all pairs.
 
+use dp_core::params::Epsilon;
+
 use edgerefine::{Backend, RefineParams, TileContext, TileOptions, plan_tiles, refine_tiled};
 use graph_core::generate::erdos_renyi;
 
@@ -16,7 +18,7 @@ fn refine_at_70k_nodes_holds_o_tile_memory() {
     // A sparse "noisy" graph (mean degree 4): the sparse backend, no packed rows.
     let g = erdos_renyi(n, 4.0 / n as f64, &mut rng).unwrap();
     assert!(!TileContext::new(&g, Backend::Auto).is_dense());
-    let params = RefineParams::new(3.0, g.num_edges() as u64);
+    let params = RefineParams::new(Epsilon::new(3.0).unwrap(), g.num_edges() as u64);
     let threads = 2;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

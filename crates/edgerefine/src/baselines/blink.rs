@@ -719,7 +719,7 @@ mod tests {
         let reports = blink_client(&g, &params, &mut rng).unwrap();
         let (eps_d, eps_a) = reports.eps_split();
         assert!((eps_d - 0.4).abs() < 1e-12 && (eps_a - 1.6).abs() < 1e-12);
-        let p_a = crate::client::keep_probability(eps_a).unwrap();
+        let p_a = crate::client::keep_probability(Epsilon::new(eps_a).unwrap()).unwrap();
         let directed = 2.0 * g.num_edges() as f64;
         let kept = g
             .edges()

@@ -868,7 +868,7 @@ mod tests {
             assert_eq!(post.reports_on(u, v), 2);
             assert_eq!(post.reports_on(v, u), 2);
         }
-        let p = crate::client::keep_probability(eps_a).unwrap();
+        let p = crate::client::keep_probability(Epsilon::new(eps_a).unwrap()).unwrap();
         let m = g.num_edges() as f64;
         let kept = g.edges().filter(|&(u, v)| noisy.has_edge(u, v)).count() as f64;
         assert!((kept - p * m).abs() < 5.0 * (m * p * (1.0 - p)).sqrt());

@@ -175,7 +175,7 @@ pub fn dprr_reports<R: CryptoRng + ?Sized>(
         None => dprr_default_eps1(eps, n.max(2))?,
     };
     let eps2 = eps - eps1;
-    let p = keep_probability(eps2)?;
+    let p = keep_probability(Epsilon::new(eps2)?)?;
     let lap = LaplaceParams::new(1.0 / eps1).check()?;
     let rest = n.saturating_sub(1) as f64;
     let mut noisy_degrees = Vec::with_capacity(n);
@@ -262,7 +262,7 @@ mod tests {
         let (eps1, eps2) = reports.eps_split();
         assert_eq!(eps1, 0.1);
         assert!((eps2 - 1.9).abs() < 1e-12);
-        let p = keep_probability(eps2).unwrap();
+        let p = keep_probability(Epsilon::new(eps2).unwrap()).unwrap();
         let reported = reports.reported_degrees();
         // Exact conditional expectation given the q_i: Σ q_i (d_i p + (n−1−d_i)(1−p)).
         let (mut expected, mut var) = (0.0, 0.0);

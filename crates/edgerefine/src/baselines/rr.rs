@@ -1,5 +1,6 @@
 //! Randomized response baselines: RR (both endpoints report, OR) and SymRR (upper triangle).
 
+use dp_core::params::Epsilon;
 use dp_core::samplers::Bernoulli;
 use graph_core::Graph;
 use rand::CryptoRng;
@@ -43,7 +44,7 @@ use crate::error::Result;
 /// # Ok::<(), edgerefine::EdgeRefineError>(())
 /// ```
 pub fn rr<R: CryptoRng + ?Sized>(graph: &Graph, eps: f64, rng: &mut R) -> Result<BaselineRelease> {
-    let p = keep_probability(eps)?;
+    let p = keep_probability(Epsilon::new(eps)?)?;
     let q = 1.0 - p;
     let keep = 1.0 - q * q;
     let flip = 1.0 - p * p;
@@ -75,9 +76,9 @@ pub fn symrr<R: CryptoRng + ?Sized>(
     eps: f64,
     rng: &mut R,
 ) -> Result<BaselineRelease> {
-    let p = keep_probability(eps)?;
+    let p = keep_probability(Epsilon::new(eps)?)?;
     Ok(BaselineRelease {
-        graph: perturb(graph, eps, rng)?,
+        graph: perturb(graph, Epsilon::new(eps)?, rng)?,
         weights: None,
         name: "symrr",
         variant: format!(
@@ -119,7 +120,7 @@ mod tests {
         let mut rng = dp_core::rng::seeded_rng(21);
         let g = erdos_renyi(1200, 0.03, &mut rng).unwrap();
         for eps in [0.5, 1.0, 3.0] {
-            let p = keep_probability(eps).unwrap();
+            let p = keep_probability(Epsilon::new(eps).unwrap()).unwrap();
             let r = rr(&g, eps, &mut rng).unwrap();
             check_bands(&g, &r.graph, 1.0 - (1.0 - p) * (1.0 - p), 1.0 - p * p);
             assert_eq!(r.eps_edge, 2.0 * eps);
@@ -131,7 +132,7 @@ mod tests {
     fn symrr_frequencies_within_bands() {
         let mut rng = dp_core::rng::seeded_rng(22);
         let g = erdos_renyi(1200, 0.03, &mut rng).unwrap();
-        let p = keep_probability(1.5).unwrap();
+        let p = keep_probability(Epsilon::new(1.5).unwrap()).unwrap();
         let r = symrr(&g, 1.5, &mut rng).unwrap();
         check_bands(&g, &r.graph, p, 1.0 - p);
         assert_eq!(r.name, "symrr");

@@ -4,6 +4,7 @@
 //! `train`, node and graph classification accuracy of GNNs trained on a release
 //! (`train_on_release`, `train_graph_release`; features and labels are the dataset's own).
 
+use dp_core::params::Epsilon;
 use std::time::Instant;
 
 use graph_core::{Graph, GraphDataset};
@@ -145,7 +146,7 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
     let g = match method {
         Method::Origin => graph.clone(),
         Method::NoGraph => Graph::empty(graph.num_nodes())?,
-        Method::SymRr => perturb(graph, eps, &mut rng)?,
+        Method::SymRr => perturb(graph, Epsilon::new(eps)?, &mut rng)?,
         Method::Rr => rr(graph, eps, &mut rng)?.graph,
         Method::Blink(v) => {
             let r = blink_posterior(graph, &eval_blink_params(eps), seed)?
@@ -168,7 +169,7 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
             tie_break,
             edge_count,
         } => {
-            let noisy = perturb(graph, eps, &mut rng)?;
+            let noisy = perturb(graph, Epsilon::new(eps)?, &mut rng)?;
             let true_edges = match edge_count {
                 EdgeCount::Supplied => graph.num_edges() as u64,
                 EdgeCount::Estimated => {
@@ -176,7 +177,7 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
                 }
             };
             let params = RefineParams {
-                eps,
+                eps: Epsilon::new(eps)?,
                 k,
                 true_edges,
                 bins: 10,

@@ -5,6 +5,7 @@
 //! Jaccard then a seeded order), trained with each model and compared seed by seed with the
 //! same model without edges.
 
+use dp_core::params::Epsilon;
 use graph_core::{Graph, NodeDataset};
 use serde::Serialize;
 
@@ -77,7 +78,7 @@ fn release(
                 &CalibratedParams {
                     k: table.k,
                     seed,
-                    ..CalibratedParams::new(eps, true_edges, calibration)
+                    ..CalibratedParams::new(Epsilon::new(eps)?, true_edges, calibration)
                 },
             )?;
             Refined {
@@ -94,7 +95,7 @@ fn release(
                 &RefineParams {
                     k: table.k,
                     seed,
-                    ..RefineParams::new(eps, true_edges)
+                    ..RefineParams::new(Epsilon::new(eps)?, true_edges)
                 },
             )?;
             let mut levels = r.bin_probability.clone();
@@ -153,7 +154,7 @@ pub fn rows(
         // acc[model][calibration]
         let mut acc = vec![vec![Acc::default(); cals.len()]; table.models.len()];
         for &seed in &table.seeds {
-            let noisy = perturb(g, eps, &mut dp_core::rng::seeded_rng(seed))?;
+            let noisy = perturb(g, Epsilon::new(eps)?, &mut dp_core::rng::seeded_rng(seed))?;
             for (ci, &cal) in cals.iter().enumerate() {
                 let r = release(&noisy, table, eps, g.num_edges() as u64, cal, seed)?;
                 let precision = structure(g, &r.graph).precision;

@@ -4,6 +4,7 @@
 //! extra privacy cost), as a server that does not know `E` must. Per ε, one row per edge count,
 //! GNN test accuracy over seeds and the estimate's error.
 
+use dp_core::params::Epsilon;
 use graph_core::NodeDataset;
 use serde::Serialize;
 
@@ -68,11 +69,11 @@ pub fn rows(
         let mut acc = [Acc::default(), Acc::default()];
         for &seed in seeds {
             let mut rng = dp_core::rng::seeded_rng(seed);
-            let noisy = perturb(g, eps, &mut rng)?;
+            let noisy = perturb(g, Epsilon::new(eps)?, &mut rng)?;
             let est = estimate_edges(noisy.num_nodes(), eps, noisy.num_edges() as u64)?;
             for (a, e_used) in acc.iter_mut().zip([e_true, est.edges]) {
                 let params = RefineParams {
-                    eps,
+                    eps: Epsilon::new(eps)?,
                     k: K,
                     true_edges: e_used,
                     bins: 10,

@@ -8,6 +8,7 @@
 //! EdgeRefine) and refined at every k and calibration, so rows at one ε differ only by the
 //! server's choices.
 
+use dp_core::params::Epsilon;
 use graph_core::{Graph, NodeDataset};
 use serde::Serialize;
 
@@ -91,10 +92,10 @@ pub fn rows(
     for &eps in &sweep.eps {
         let mut acc: Vec<Acc> = vec![Acc::default(); cells.len()];
         for &seed in &sweep.seeds {
-            let noisy = perturb(g, eps, &mut dp_core::rng::seeded_rng(seed))?;
+            let noisy = perturb(g, Epsilon::new(eps)?, &mut dp_core::rng::seeded_rng(seed))?;
             for (a, &(cal, k)) in acc.iter_mut().zip(&cells) {
                 let params = RefineParams {
-                    eps,
+                    eps: Epsilon::new(eps)?,
                     k,
                     true_edges: g.num_edges() as u64,
                     bins: cal.bins,

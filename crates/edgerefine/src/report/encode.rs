@@ -1,5 +1,6 @@
 //! Writing reports: encoding choice, bit packing, atomic write.
 
+use dp_core::params::Epsilon;
 use std::path::Path;
 
 use graph_core::Graph;
@@ -18,7 +19,7 @@ use crate::error::{EdgeRefineError, Result};
 /// # Complexity
 /// O(n²/8 + m) bytes and time for a dense report, O(m) for a sparse one.
 pub fn encode_report(graph: &Graph, eps: f64) -> Result<Vec<u8>> {
-    let keep_prob = keep_probability(eps)?;
+    let keep_prob = keep_probability(Epsilon::new(eps)?)?;
     let n = graph.num_nodes() as u64;
     let m = graph.num_edges() as u64;
     let dense_len = body_len(Encoding::Dense, n, m);

@@ -2,6 +2,7 @@
 
 use crate::client::keep_probability;
 use crate::error::{EdgeRefineError, Result};
+use dp_core::params::Epsilon;
 
 /// The eight magic bytes that open every report.
 pub const MAGIC: [u8; 8] = *b"\x89DPGRR\r\n";
@@ -290,7 +291,10 @@ impl ReportHeader {
             ));
         }
         let eps = f64::from_bits(u64_at(file, 32));
-        let Ok(p) = keep_probability(eps) else {
+        let Ok(p) = Epsilon::new(eps)
+            .map_err(Into::into)
+            .and_then(keep_probability)
+        else {
             return Err(fault(
                 32,
                 ReportFault::BadField {

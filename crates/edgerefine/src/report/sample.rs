@@ -172,6 +172,7 @@ fn sparse_from_dense(n: u64, eps: f64, keep_prob: f64, body: &[u8], edges: u64) 
 mod tests {
     use super::*;
     use crate::report::decode_report;
+    use dp_core::params::Epsilon;
     use graph_core::generate::erdos_renyi;
 
     fn graph() -> Graph {
@@ -188,7 +189,12 @@ mod tests {
             FlipSampler::Skip
         );
         let bytes = perturb_report(&g, &rr, &mut dp_core::rng::seeded_rng(9)).unwrap();
-        let noisy = crate::perturb(&g, 2.5, &mut dp_core::rng::seeded_rng(9)).unwrap();
+        let noisy = crate::perturb(
+            &g,
+            Epsilon::new(2.5).unwrap(),
+            &mut dp_core::rng::seeded_rng(9),
+        )
+        .unwrap();
         assert_eq!(bytes, encode_report(&noisy, 2.5).unwrap());
         assert_eq!(bytes[12], 0, "dense encoding");
     }
@@ -199,7 +205,12 @@ mod tests {
         let g = erdos_renyi(3000, 0.0005, &mut dp_core::rng::seeded_rng(3)).unwrap();
         let rr = RandomizedResponse::binary(7.0).unwrap();
         let bytes = perturb_report(&g, &rr, &mut dp_core::rng::seeded_rng(4)).unwrap();
-        let noisy = crate::perturb(&g, 7.0, &mut dp_core::rng::seeded_rng(4)).unwrap();
+        let noisy = crate::perturb(
+            &g,
+            Epsilon::new(7.0).unwrap(),
+            &mut dp_core::rng::seeded_rng(4),
+        )
+        .unwrap();
         assert_eq!(bytes, encode_report(&noisy, 7.0).unwrap());
         assert_eq!(bytes[12], 1, "sparse encoding");
     }
@@ -250,7 +261,7 @@ mod tests {
             let k = bit_index(n, u, v);
             body[(k / 8) as usize] |= 1 << (k % 8);
         }
-        let kp = crate::keep_probability(1.5).unwrap();
+        let kp = crate::keep_probability(Epsilon::new(1.5).unwrap()).unwrap();
         let bytes = sparse_from_dense(n, 1.5, kp, &body, 3).unwrap();
         assert_eq!(bytes, encode_report(&g, 1.5).unwrap());
     }

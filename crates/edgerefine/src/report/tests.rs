@@ -1,6 +1,8 @@
 //! Tests of the report format: round trips, every header field corrupted, truncation, hostile
 //! sizes.
 
+use dp_core::params::Epsilon;
+
 use graph_core::Graph;
 use graph_core::generate::erdos_renyi;
 
@@ -10,7 +12,12 @@ use crate::EdgeRefineError;
 fn noisy(n: usize, eps: f64, seed: u64) -> Graph {
     let density = if eps > 4.0 { 0.005 } else { 0.05 };
     let g = erdos_renyi(n, density, &mut dp_core::rng::seeded_rng(seed)).unwrap();
-    crate::perturb(&g, eps, &mut dp_core::rng::seeded_rng(seed + 1)).unwrap()
+    crate::perturb(
+        &g,
+        Epsilon::new(eps).unwrap(),
+        &mut dp_core::rng::seeded_rng(seed + 1),
+    )
+    .unwrap()
 }
 
 fn offset_of(r: crate::Result<impl std::fmt::Debug>) -> (u64, ReportFault) {

@@ -63,8 +63,8 @@ struct Decided {
 ///
 /// let mut rng = dp_core::rng::seeded_rng(3);
 /// let g = erdos_renyi(200, 0.05, &mut rng)?;
-/// let noisy = edgerefine::perturb(&g, 2.0, &mut rng)?;
-/// let params = RefineParams::new(2.0, g.num_edges() as u64);
+/// let noisy = edgerefine::perturb(&g, "2".parse()?, &mut rng)?;
+/// let params = RefineParams::new("2".parse()?, g.num_edges() as u64);
 ///
 /// let ctx = TileContext::new(&noisy, Backend::Auto);
 /// let tiles = plan_tiles(noisy.num_nodes(), 64);
@@ -338,14 +338,18 @@ fn check_values(hist: &TileHistogram, rank: &RankBuckets, values: &TileValues) -
 mod tests {
     use super::*;
     use crate::{Backend, TileContext, plan_tiles};
+    use dp_core::params::Epsilon;
     use graph_core::Graph;
     use graph_core::generate::erdos_renyi;
 
     fn noisy(n: usize, seed: u64) -> (Graph, RefineParams) {
         let mut rng = dp_core::rng::seeded_rng(seed);
         let g = erdos_renyi(n, 0.04, &mut rng).unwrap();
-        let noisy = crate::perturb(&g, 1.5, &mut rng).unwrap();
-        (noisy, RefineParams::new(1.5, g.num_edges() as u64))
+        let noisy = crate::perturb(&g, Epsilon::new(1.5).unwrap(), &mut rng).unwrap();
+        (
+            noisy,
+            RefineParams::new(Epsilon::new(1.5).unwrap(), g.num_edges() as u64),
+        )
     }
 
     /// Runs the three passes with the tiles merged in `order` (indices into the tiles).

@@ -19,6 +19,7 @@ pub use tiled::{
 
 use std::time::Instant;
 
+use dp_core::params::Epsilon;
 use graph_core::{BitAdjacency, Graph};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -56,7 +57,7 @@ graph_core::choice_enum! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RefineParams {
     /// ε of the client's randomized response (gives `ρ = e^ε/(1+e^ε)`).
-    pub eps: f64,
+    pub eps: Epsilon,
     /// Sampling rate: the release has `K = ⌊k·E⌋` edges.
     pub k: f64,
     /// The true edge count `E` (public in the paper; see [`crate::perturb_with_count`] for a noisy one).
@@ -71,7 +72,7 @@ pub struct RefineParams {
 
 impl RefineParams {
     /// The paper's defaults for a given ε and E: `k = 0.01`, `B = 10`, default tie-break, seed 0.
-    pub fn new(eps: f64, true_edges: u64) -> Self {
+    pub fn new(eps: Epsilon, true_edges: u64) -> Self {
         Self {
             eps,
             k: 0.01,
@@ -710,9 +711,9 @@ pub fn refine(noisy: &Graph, params: &RefineParams) -> Result<Release> {
 ///
 /// let mut rng = dp_core::rng::seeded_rng(7);
 /// let g = erdos_renyi(300, 0.05, &mut rng)?;
-/// let noisy = perturb(&g, 2.0, &mut rng)?;
+/// let noisy = perturb(&g, "2".parse()?, &mut rng)?;
 /// let mut last = (0, 1);
-/// let r = refine_with_progress(&noisy, &RefineParams::new(2.0, g.num_edges() as u64), &mut |d, t| {
+/// let r = refine_with_progress(&noisy, &RefineParams::new("2".parse()?, g.num_edges() as u64), &mut |d, t| {
 ///     assert!(d >= last.0, "progress never goes back");
 ///     last = (d, t);
 /// })?;
@@ -748,8 +749,8 @@ pub fn refine_with_progress(
 ///
 /// let mut rng = dp_core::rng::seeded_rng(7);
 /// let g = erdos_renyi(300, 0.05, &mut rng)?;
-/// let noisy = perturb(&g, 2.0, &mut rng)?;
-/// let params = RefineParams::new(2.0, g.num_edges() as u64);
+/// let noisy = perturb(&g, "2".parse()?, &mut rng)?;
+/// let params = RefineParams::new("2".parse()?, g.num_edges() as u64);
 /// let from_bits = refine_bits_with_progress(&noisy.bit_adjacency(), &params, &mut |_, _| {})?;
 /// assert_eq!(from_bits.graph, refine(&noisy, &params)?.graph);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

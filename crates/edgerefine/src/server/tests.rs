@@ -1,6 +1,8 @@
 //! Tests of the server: a hand-worked 6-node example, the reference star, and agreement with a
 //! naive implementation on random graphs.
 
+use dp_core::params::Epsilon;
+
 use super::jaccard::pair_index;
 use super::*;
 use graph_core::generate::erdos_renyi;
@@ -23,7 +25,7 @@ fn six_node_example_worked_by_hand() {
     // J ≥ ¼ (7 pairs, 3 noisy edges: L = 3/7).
     // ε = ln 3 → ρ = 3/4; E = 4, k = 1 → K = 4, K_real = 3 (all of bin 1's noisy edges),
     // K_fake = 1 from bin 1's non-edges (0,3) ⅓, (1,3) ⅓, (2,4) ¼, (3,5) ½.
-    let mut p = RefineParams::new(3f64.ln(), 4);
+    let mut p = RefineParams::new(Epsilon::new(3f64.ln()).unwrap(), 4);
     p.k = 1.0;
     p.bins = 3;
     let r = refine(&six(), &p).unwrap();
@@ -49,7 +51,7 @@ fn reference_tie_break_releases_a_star_default_does_not() {
         .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
         .collect();
     let g = Graph::from_edges(n as usize, &all).unwrap();
-    let mut p = RefineParams::new(2.0, 30);
+    let mut p = RefineParams::new(Epsilon::new(2.0).unwrap(), 30);
     p.k = 1.0;
     p.tie_break = TieBreak::Reference;
     // K = 30, K_real = round(ρ·30) = 26 (ρ = 0.881); there are no non-edges for the rest.
@@ -72,16 +74,16 @@ fn reference_tie_break_releases_a_star_default_does_not() {
 
 #[test]
 fn bad_parameters_are_errors() {
+    // A bad ε never reaches `refine`: it is refused where it becomes an `Epsilon`.
+    assert!(Epsilon::new(0.0).is_err() && Epsilon::new(f64::NAN).is_err());
     let g = six();
     for (k, bins, eps) in [
         (0.0, 10, 1.0),
         (1.5, 10, 1.0),
         (f64::NAN, 10, 1.0),
         (0.5, 1, 1.0),
-        (0.5, 10, 0.0),
-        (0.5, 10, f64::NAN),
     ] {
-        let mut p = RefineParams::new(eps, 5);
+        let mut p = RefineParams::new(Epsilon::new(eps).unwrap(), 5);
         p.k = k;
         p.bins = bins;
         assert!(
@@ -168,7 +170,7 @@ fn agrees_with_naive_implementation_on_random_graphs() {
         let g = erdos_renyi(n, dens, &mut dp_core::rng::seeded_rng(seed)).unwrap();
         for tb in [TieBreak::Default, TieBreak::Reference] {
             let p = RefineParams {
-                eps,
+                eps: Epsilon::new(eps).unwrap(),
                 k,
                 true_edges: (n * 3) as u64,
                 bins,
@@ -189,7 +191,7 @@ fn same_input_same_release() {
     let g = erdos_renyi(120, 0.27, &mut dp_core::rng::seeded_rng(9)).unwrap();
     let p = RefineParams {
         k: 0.5,
-        ..RefineParams::new(1.0, 300)
+        ..RefineParams::new(Epsilon::new(1.0).unwrap(), 300)
     };
     let a = refine(&g, &p).unwrap();
     let b = refine(&g, &p).unwrap();
@@ -289,7 +291,7 @@ const BOTH: [Backend; 2] = [Backend::Dense, Backend::Sparse];
 
 #[test]
 fn tiled_equals_all_pairs_on_the_suite_cases() {
-    let mut p = RefineParams::new(3f64.ln(), 4);
+    let mut p = RefineParams::new(Epsilon::new(3f64.ln()).unwrap(), 4);
     p.k = 1.0;
     p.bins = 3;
     check_against_oracle(&six(), &p, &[1, 2, 4, 6, 100], &BOTH);
@@ -300,7 +302,7 @@ fn tiled_equals_all_pairs_on_the_suite_cases() {
     let complete = Graph::from_edges(n as usize, &all).unwrap();
     let p = RefineParams {
         k: 1.0,
-        ..RefineParams::new(2.0, 30)
+        ..RefineParams::new(Epsilon::new(2.0).unwrap(), 30)
     };
     check_against_oracle(&complete, &p, &[7, 60], &BOTH);
     for (n, dens, eps, k, bins, seed) in [
@@ -313,7 +315,7 @@ fn tiled_equals_all_pairs_on_the_suite_cases() {
     ] {
         let g = erdos_renyi(n, dens, &mut dp_core::rng::seeded_rng(seed)).unwrap();
         let p = RefineParams {
-            eps,
+            eps: Epsilon::new(eps).unwrap(),
             k,
             true_edges: (n * 3) as u64,
             bins,
@@ -331,18 +333,18 @@ fn tiled_equals_all_pairs_at_1k_nodes() {
     let truth = erdos_renyi(n, 0.01, &mut rng).unwrap();
     let e = truth.num_edges() as u64;
     // Dense noisy graph (ε = 1, density ≈ 0.27): the dense backend.
-    let noisy = crate::perturb(&truth, 1.0, &mut rng).unwrap();
+    let noisy = crate::perturb(&truth, Epsilon::new(1.0).unwrap(), &mut rng).unwrap();
     check_against_oracle(
         &noisy,
-        &RefineParams::new(1.0, e),
+        &RefineParams::new(Epsilon::new(1.0).unwrap(), e),
         &[128, 333, 1000],
         &[Backend::Dense],
     );
     // Sparser noisy graph (ε = 3, density ≈ 0.06): both backends.
-    let noisy = crate::perturb(&truth, 3.0, &mut rng).unwrap();
+    let noisy = crate::perturb(&truth, Epsilon::new(3.0).unwrap(), &mut rng).unwrap();
     let p = RefineParams {
         k: 0.5,
-        ..RefineParams::new(3.0, e)
+        ..RefineParams::new(Epsilon::new(3.0).unwrap(), e)
     };
     check_against_oracle(&noisy, &p, &[200, 1000], &BOTH);
     // Very sparse, K beyond the available edges: the pairs of similarity 0 are candidates (the
@@ -350,7 +352,7 @@ fn tiled_equals_all_pairs_at_1k_nodes() {
     let sparse = erdos_renyi(n, 0.002, &mut rng).unwrap();
     let p = RefineParams {
         k: 1.0,
-        ..RefineParams::new(1.0, 30 * sparse.num_edges() as u64)
+        ..RefineParams::new(Epsilon::new(1.0).unwrap(), 30 * sparse.num_edges() as u64)
     };
     check_against_oracle(&sparse, &p, &[97, 1000], &BOTH);
 }
@@ -370,7 +372,7 @@ fn tiled_at_20k_nodes_equals_all_pairs_for_every_tile_size() {
         let p = RefineParams {
             bins: 254,
             tie_break: tb,
-            ..RefineParams::new(2.0, g.num_edges() as u64)
+            ..RefineParams::new(Epsilon::new(2.0).unwrap(), g.num_edges() as u64)
         };
         let run = |tile_rows| {
             let opts = TileOptions {

@@ -14,6 +14,7 @@
 mod fit;
 mod special;
 
+use dp_core::params::Epsilon;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -51,7 +52,7 @@ graph_core::choice_enum! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CalibratedParams {
     /// ε of the client's randomized response (gives `ρ = e^ε/(1+e^ε)`).
-    pub eps: f64,
+    pub eps: Epsilon,
     /// Sampling rate: `K = ⌊k·E⌋` edges.
     pub k: f64,
     /// The true edge count `E` (public, as in the paper).
@@ -66,7 +67,7 @@ pub struct CalibratedParams {
 
 impl CalibratedParams {
     /// The artifact's settings: `k = 0.01`, 10 bins, seed 0.
-    pub fn new(eps: f64, true_edges: u64, calibration: ArtifactCalibration) -> Self {
+    pub fn new(eps: Epsilon, true_edges: u64, calibration: ArtifactCalibration) -> Self {
         Self {
             eps,
             k: 0.01,
@@ -116,7 +117,7 @@ pub struct CalibratedRelease {
 /// use edgerefine::{ArtifactCalibration, CalibratedParams, refine_calibrated};
 /// use graph_core::Graph;
 /// let noisy = Graph::from_edges(6, &[(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5), (3, 5)]).unwrap();
-/// let mut p = CalibratedParams::new(1.0, 7, ArtifactCalibration::Isotonic);
+/// let mut p = CalibratedParams::new("1".parse().unwrap(), 7, ArtifactCalibration::Isotonic);
 /// p.k = 1.0;
 /// let r = refine_calibrated(&noisy, &p).unwrap();
 /// assert_eq!(r.k_target, 7);

@@ -1,6 +1,8 @@
 //! Tests of the artifact's calibrations: hand-worked releases, agreement with the production
 //! server under the authors' tie-break, and the selection against a literal sort of all pairs.
 
+use dp_core::params::Epsilon;
+
 use super::*;
 use crate::server::{RefineParams, TieBreak, refine};
 use graph_core::generate::erdos_renyi;
@@ -14,7 +16,7 @@ fn six() -> Graph {
 fn params(cal: ArtifactCalibration, eps: f64, e: u64, k: f64) -> CalibratedParams {
     CalibratedParams {
         k,
-        ..CalibratedParams::new(eps, e, cal)
+        ..CalibratedParams::new(Epsilon::new(eps).unwrap(), e, cal)
     }
 }
 
@@ -44,7 +46,12 @@ fn six_node_releases_worked_by_hand() {
 fn histogram_agrees_with_the_server_under_the_reference_tie_break() {
     for (seed, eps, k) in [(1, 1.0, 0.05), (2, 2.0, 0.3), (3, 0.5, 1.0)] {
         let g = erdos_renyi(120, 0.06, &mut dp_core::rng::seeded_rng(seed)).unwrap();
-        let noisy = crate::perturb(&g, eps, &mut dp_core::rng::seeded_rng(seed + 10)).unwrap();
+        let noisy = crate::perturb(
+            &g,
+            Epsilon::new(eps).unwrap(),
+            &mut dp_core::rng::seeded_rng(seed + 10),
+        )
+        .unwrap();
         let e = g.num_edges() as u64;
         let ours =
             refine_calibrated(&noisy, &params(ArtifactCalibration::Histogram, eps, e, k)).unwrap();
@@ -53,7 +60,7 @@ fn histogram_agrees_with_the_server_under_the_reference_tie_break() {
             &RefineParams {
                 k,
                 tie_break: TieBreak::Reference,
-                ..RefineParams::new(eps, e)
+                ..RefineParams::new(Epsilon::new(eps).unwrap(), e)
             },
         )
         .unwrap();
@@ -67,7 +74,12 @@ fn simple_and_temperature_rank_alike() {
     // Temperature scaling is increasing in the score and the scaled Jaccard stays ≤ ½, where it
     // does not saturate: the same release as `simple`.
     let g = erdos_renyi(150, 0.05, &mut dp_core::rng::seeded_rng(4)).unwrap();
-    let noisy = crate::perturb(&g, 1.5, &mut dp_core::rng::seeded_rng(5)).unwrap();
+    let noisy = crate::perturb(
+        &g,
+        Epsilon::new(1.5).unwrap(),
+        &mut dp_core::rng::seeded_rng(5),
+    )
+    .unwrap();
     let e = g.num_edges() as u64;
     let s = refine_calibrated(&noisy, &params(ArtifactCalibration::Simple, 1.5, e, 0.2)).unwrap();
     let t = refine_calibrated(
@@ -111,7 +123,12 @@ fn literal(noisy: &Graph, p: &CalibratedParams) -> Vec<(u32, u32)> {
 #[test]
 fn every_calibration_selects_as_a_stable_sort_of_all_pairs() {
     let g = erdos_renyi(90, 0.08, &mut dp_core::rng::seeded_rng(6)).unwrap();
-    let noisy = crate::perturb(&g, 1.0, &mut dp_core::rng::seeded_rng(7)).unwrap();
+    let noisy = crate::perturb(
+        &g,
+        Epsilon::new(1.0).unwrap(),
+        &mut dp_core::rng::seeded_rng(7),
+    )
+    .unwrap();
     let e = g.num_edges() as u64;
     for &cal in ArtifactCalibration::ALL {
         for k in [0.05, 0.5] {
@@ -146,7 +163,12 @@ fn adamic_adar_sums_inverse_log_degrees_of_common_neighbours() {
 #[test]
 fn the_beta_split_is_seeded() {
     let g = erdos_renyi(100, 0.08, &mut dp_core::rng::seeded_rng(9)).unwrap();
-    let noisy = crate::perturb(&g, 2.0, &mut dp_core::rng::seeded_rng(10)).unwrap();
+    let noisy = crate::perturb(
+        &g,
+        Epsilon::new(2.0).unwrap(),
+        &mut dp_core::rng::seeded_rng(10),
+    )
+    .unwrap();
     let e = g.num_edges() as u64;
     let p = params(ArtifactCalibration::Beta, 2.0, e, 0.3);
     let a = refine_calibrated(&noisy, &p).unwrap();
@@ -158,17 +180,11 @@ fn the_beta_split_is_seeded() {
 
 #[test]
 fn hostile_parameters_are_typed_errors() {
+    // A bad ε is refused where it becomes an `Epsilon`, before any params exist.
+    assert!(Epsilon::new(0.0).is_err() && Epsilon::new(f64::NAN).is_err());
     let g = six();
     let ok = params(ArtifactCalibration::Simple, 1.0, 6, 0.5);
     for bad in [
-        CalibratedParams {
-            eps: 0.0,
-            ..ok.clone()
-        },
-        CalibratedParams {
-            eps: f64::NAN,
-            ..ok.clone()
-        },
         CalibratedParams {
             k: 0.0,
             ..ok.clone()

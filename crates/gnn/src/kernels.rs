@@ -990,7 +990,8 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// `dw[k, h] = ⟨x[col_k, h-block], dout[row_k, h-block]⟩`.
+    /// The per-head `spmm_grad_w` that the lane-parallel one replaced, kept as its bit-for-bit
+    /// reference.
     fn spmm_grad_w_reference(
         csr: &Csr,
         x: &[f32],
@@ -1029,8 +1030,8 @@ mod tests {
         csr.to_entry_order(slots, heads)
     }
 
-    /// GAT attention on the host: the softmax over each row's entries of the logits; returns the
-    /// coefficients in entry order.
+    /// The per-head `attention_host` that the head-parallel one replaced, kept as its
+    /// bit-for-bit reference.
     fn attention_host_reference(csr: &Csr, sc: Scores<'_>) -> Vec<f32> {
         let heads = sc.heads;
         let mut slots = vec![0f32; csr.nnz() * heads];
@@ -1058,8 +1059,8 @@ mod tests {
         csr.to_entry_order(slots, heads)
     }
 
-    /// Backward of [`attention_host`]: from `dα` (entry order) to the gradients of the source and
-    /// destination scores, `[n_cols, heads]` and `[n_rows, heads]`.
+    /// The per-head `attention_grad` that the head-parallel one replaced, kept as its
+    /// bit-for-bit reference.
     fn attention_grad_reference(
         csr: &Csr,
         sc: Scores<'_>,

@@ -318,13 +318,13 @@ impl Scores<'_> {
     }
 }
 
-/// Per-head scratch values on the stack for up to 16 heads.
-fn with_heads<R>(heads: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
-    let mut stack = [0f32; 16];
-    if heads <= stack.len() {
-        f(&mut stack[..heads])
+/// `len` zeroed scratch values (per-head accumulators), on the stack up to 32.
+fn with_heads<R>(len: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
+    let mut stack = [0f32; 32];
+    if len <= stack.len() {
+        f(&mut stack[..len])
     } else {
-        f(&mut vec![0f32; heads])
+        f(&mut vec![0f32; len])
     }
 }
 
@@ -355,7 +355,9 @@ fn softmax_row<const H: usize>(csr: &Csr, sc: Scores<'_>, r: usize, row: &mut [f
     let heads = if H > 0 { H } else { sc.heads };
     let a = csr.ptr[r];
     let dst = &sc.a_dst[r * heads..(r + 1) * heads];
-    with_heads(heads, |m| {
+    // Per head: the row's maximum logit, then the sum of its exponentials.
+    with_heads(2 * heads, |scratch| {
+        let (m, sum) = scratch.split_at_mut(heads);
         m.fill(f32::NEG_INFINITY);
         for (s, z) in (a..).zip(row.chunks_exact_mut(heads)) {
             let j = csr.col[s] as usize;
@@ -368,22 +370,20 @@ fn softmax_row<const H: usize>(csr: &Csr, sc: Scores<'_>, r: usize, row: &mut [f
                 *m = m.max(*z);
             }
         }
-        with_heads(heads, |sum| {
-            for z in row.chunks_exact_mut(heads) {
-                for ((z, &m), sum) in z.iter_mut().zip(&*m).zip(sum.iter_mut()) {
-                    *z = (*z - m).exp();
-                    *sum += *z;
-                }
+        for z in row.chunks_exact_mut(heads) {
+            for ((z, &m), sum) in z.iter_mut().zip(&*m).zip(sum.iter_mut()) {
+                *z = (*z - m).exp();
+                *sum += *z;
             }
-            for inv in sum.iter_mut() {
-                *inv = 1.0 / *inv;
+        }
+        for inv in sum.iter_mut() {
+            *inv = 1.0 / *inv;
+        }
+        for z in row.chunks_exact_mut(heads) {
+            for (z, &inv) in z.iter_mut().zip(&*sum) {
+                *z *= inv;
             }
-            for z in row.chunks_exact_mut(heads) {
-                for (z, &inv) in z.iter_mut().zip(&*sum) {
-                    *z *= inv;
-                }
-            }
-        });
+        }
     });
 }
 

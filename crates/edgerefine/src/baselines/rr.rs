@@ -76,9 +76,10 @@ pub fn symrr<R: CryptoRng + ?Sized>(
     eps: f64,
     rng: &mut R,
 ) -> Result<BaselineRelease> {
-    let p = keep_probability(Epsilon::new(eps)?)?;
+    let typed = Epsilon::new(eps)?;
+    let p = keep_probability(typed)?;
     Ok(BaselineRelease {
-        graph: perturb(graph, Epsilon::new(eps)?, rng)?,
+        graph: perturb(graph, typed, rng)?,
         weights: None,
         name: "symrr",
         variant: format!(

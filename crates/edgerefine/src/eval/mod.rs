@@ -169,7 +169,8 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
             tie_break,
             edge_count,
         } => {
-            let noisy = perturb(graph, Epsilon::new(eps)?, &mut rng)?;
+            let typed = Epsilon::new(eps)?;
+            let noisy = perturb(graph, typed, &mut rng)?;
             let true_edges = match edge_count {
                 EdgeCount::Supplied => graph.num_edges() as u64,
                 EdgeCount::Estimated => {
@@ -177,7 +178,7 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
                 }
             };
             let params = RefineParams {
-                eps: Epsilon::new(eps)?,
+                eps: typed,
                 k,
                 true_edges,
                 bins: 10,

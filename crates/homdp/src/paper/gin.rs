@@ -230,14 +230,14 @@ pub fn gin_baselines_cached(
             ..GinBaselineConfig::paper()
         };
         for (k, p) in [rr, dprr].iter().enumerate() {
+            let baseline = ["rr", "dprr"][k];
             let key = GinKey {
                 dataset: ds.name().to_string(),
-                baseline: ["rr", "dprr"][k],
+                baseline,
                 rep,
                 fingerprint: format!(
-                    "{} {} rep {rep} seed {seed} eps {BASELINE_EPS} {p:?} sizes {sizes:?} graphs {:?} metric {metric:?} {cfg:?}",
+                    "{} {baseline} rep {rep} seed {seed} eps {BASELINE_EPS} {p:?} sizes {sizes:?} graphs {:?} metric {metric:?} {cfg:?}",
                     ds.name(),
-                    ["rr", "dprr"][k],
                     out.sizes,
                 ),
             };

@@ -18,8 +18,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let g = erdos_renyi(200, 0.05, &mut rng)?;
-    let noisy = edgerefine::perturb(&g, 2.0, &mut rng)?;
-    let params = edgerefine::RefineParams::new(2.0, g.num_edges() as u64);
+    // ε is typed: a bad value (≤ 0, NaN, ∞) is refused here, once.
+    let eps = dp_core::params::Epsilon::new(2.0)?;
+    let noisy = edgerefine::perturb(&g, eps, &mut rng)?;
+    let params = edgerefine::RefineParams::new(eps, g.num_edges() as u64);
     let release = edgerefine::refine(&noisy, &params)?;
     println!(
         "edgerefine: {} true edges, {} noisy, {} released",

@@ -135,7 +135,8 @@ fn homdp_embed_sampled_patterns_on_generated_graphs() -> TestResult {
 fn edgerefine_perturb_then_refine() -> TestResult {
     use edgerefine::{RefineParams, perturb, refine};
 
-    let eps: f64 = 2.0;
+    let eps = dp_core::params::Epsilon::new(2.0)?;
+    assert!(dp_core::params::Epsilon::new(0.0).is_err());
     let mut rng = dp_core::rng::seeded_rng(3);
     let g = erdos_renyi(300, 0.03, &mut rng)?;
     let m = g.num_edges();
@@ -143,7 +144,8 @@ fn edgerefine_perturb_then_refine() -> TestResult {
     assert_eq!(noisy.num_nodes(), 300);
 
     // Randomized response keeps a true edge with probability e^ε/(1+e^ε) ≈ 0.881.
-    let keep = eps.exp() / (1.0 + eps.exp());
+    let e = eps.get();
+    let keep = e.exp() / (1.0 + e.exp());
     let kept = g.edges().filter(|&(u, v)| noisy.has_edge(u, v)).count();
     let band = 5.0 * (keep * (1.0 - keep) / m as f64).sqrt();
     assert!(

@@ -6,6 +6,7 @@ pub mod deploy;
 mod error;
 pub mod estimator;
 pub mod federation;
+pub mod ops;
 pub mod paper;
 pub mod privacy;
 pub mod protocol;

@@ -3,8 +3,10 @@
 //!
 //! # Example
 //! ```
-//! use dp_core::params::{Delta, Epsilon};
+//! use dp_core::params::{Delta, Epsilon, NoiseMultiplier, Rho};
 //! let eps: Epsilon = "0.5".parse()?;
+//! assert!(Rho::new(0.0).is_err() && Rho::new(0.01)?.get() == 0.01);
+//! assert!(NoiseMultiplier::new(0.0).is_ok() && NoiseMultiplier::new(-1.0).is_err());
 //! assert_eq!(eps.get(), 0.5);
 //! assert!("0".parse::<Epsilon>().is_err() && "nan".parse::<Epsilon>().is_err());
 //! assert!(Delta::new(1.0).is_err() && Delta::new(1e-5).is_ok());
@@ -18,7 +20,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{open_unit, positive};
+use crate::error::{non_negative, open_unit, positive};
 use crate::{Error, Result};
 
 /// A privacy loss ε: finite and > 0.
@@ -47,12 +49,61 @@ impl Epsilon {
 pub struct Delta(f64);
 
 impl Delta {
+    /// δ = 10⁻⁵, a usual default (CE-FedGNN's).
+    pub const TEN_TO_MINUS_5: Self = Self(1e-5);
+    /// δ = 10⁻⁶, a usual default (homdp's).
+    pub const TEN_TO_MINUS_6: Self = Self(1e-6);
+
     /// Validates `delta`.
     ///
     /// # Errors
     /// [`Error::InvalidParam`] (`delta`) unless `delta` lies in the open interval (0, 1).
     pub fn new(delta: f64) -> Result<Self> {
         open_unit("delta", delta).map(Self)
+    }
+
+    /// The value.
+    pub const fn get(self) -> f64 {
+        self.0
+    }
+}
+
+/// A noise or zCDP parameter ρ: finite and > 0 (ρ-zCDP; homdp's σ = ‖S‖₂/√(2ρ)).
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Rho(f64);
+
+impl Rho {
+    /// Validates `rho`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`] (`rho`) unless `rho` is finite and > 0.
+    pub fn new(rho: f64) -> Result<Self> {
+        positive("rho", rho).map(Self)
+    }
+
+    /// The value.
+    pub const fn get(self) -> f64 {
+        self.0
+    }
+}
+
+/// A noise multiplier σ₀: the noise's standard deviation over the sensitivity (σ = σ₀·C), finite
+/// and ≥ 0 (0 releases without noise: no guarantee).
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct NoiseMultiplier(f64);
+
+impl NoiseMultiplier {
+    /// σ₀ = 1: noise with the standard deviation of the sensitivity.
+    pub const ONE: Self = Self(1.0);
+
+    /// Validates `sigma0`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`] (`sigma0`) unless `sigma0` is finite and ≥ 0.
+    pub fn new(sigma0: f64) -> Result<Self> {
+        non_negative("sigma0", sigma0).map(Self)
     }
 
     /// The value.
@@ -98,6 +149,8 @@ macro_rules! number_traits {
 
 number_traits!(Epsilon, "eps");
 number_traits!(Delta, "delta");
+number_traits!(Rho, "rho");
+number_traits!(NoiseMultiplier, "sigma0");
 
 #[cfg(test)]
 mod tests {
@@ -125,5 +178,20 @@ mod tests {
         let d: Delta = serde_json::from_str("1e-6").unwrap();
         assert_eq!(serde_json::to_string(&d).unwrap(), "1e-6");
         assert!(serde_json::from_str::<Delta>("1.5").is_err());
+        for bad in [0.0, -0.5, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                Rho::new(bad),
+                Err(Error::InvalidParam { name: "rho", .. })
+            ));
+        }
+        for bad in [-1e-9, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                NoiseMultiplier::new(bad),
+                Err(Error::InvalidParam { name: "sigma0", .. })
+            ));
+        }
+        assert_eq!(NoiseMultiplier::new(0.0).unwrap().get(), 0.0);
+        assert_eq!("0.25".parse::<Rho>().unwrap().get(), 0.25);
+        assert!(serde_json::from_str::<Rho>("0").is_err());
     }
 }

@@ -4,7 +4,9 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::error::{InvalidParameter, guard};
+use edgerefine::ops::{self, EdgeCount, NoisyGraph, RefineRequest};
+
+use crate::error::{guard, record};
 use crate::graph::Graph;
 
 /// The noise generator of a call for `purpose`: stream `purpose` of a seeded
@@ -40,80 +42,30 @@ pub(crate) fn perturb(
     Ok(Graph { inner })
 }
 
-/// The refine keywords of `refine` and `TiledRefine` as Python passed them.
-pub(crate) struct RefineKwargs<'a> {
-    pub(crate) eps: f64,
-    pub(crate) k: f64,
-    pub(crate) true_edges: Option<u64>,
-    pub(crate) noisy_edges: Option<u64>,
-    pub(crate) bins: usize,
-    pub(crate) tie_break: &'a str,
-    pub(crate) seed: Option<u64>,
-}
-
-/// The refine parameters for a graph of `n` nodes from Python's keywords, the edge count used
-/// and where it came from. Without `true_edges`, E is estimated from `noisy_edges`
+/// The refine request of `refine`, `refine_calibrated` and `TiledRefine` from Python's
+/// keywords. Without `true_edges`, E is estimated from the noisy graph's edge count
 /// (post-processing).
-pub(crate) fn refine_params(
-    n: usize,
-    kw: RefineKwargs<'_>,
-) -> PyResult<(edgerefine::RefineParams, u64, String)> {
-    let RefineKwargs {
-        eps,
-        k,
-        true_edges,
-        noisy_edges,
-        bins,
-        tie_break,
-        seed,
-    } = kw;
+pub(crate) fn refine_request(
+    eps: f64,
+    k: f64,
+    true_edges: Option<u64>,
+    bins: usize,
+    tie_break: &str,
+    seed: Option<u64>,
+) -> PyResult<RefineRequest> {
     let tie_break: edgerefine::TieBreak = crate::choices::parse(tie_break)?;
     // ε is refused here, once, with dp-core's message (as the CLI's parser does).
-    let typed_eps = guard(|| dp_core::params::Epsilon::new(eps))?;
-    let (edges_used, source) = match (true_edges, noisy_edges) {
-        (Some(e), _) => (e, "supplied".to_string()),
-        (None, Some(m)) => {
-            let est = guard(|| edgerefine::estimate_edges(n, eps, m))?;
-            (
-                est.edges,
-                format!("estimated ({:.1} ± {:.1})", est.estimate, est.std_error),
-            )
-        }
-        (None, None) => {
-            return Err(InvalidParameter::new_err(
-                "give true_edges, or noisy_edges to estimate E from",
-            ));
-        }
-    };
-    let params = edgerefine::RefineParams {
-        eps: typed_eps,
+    let eps = guard(|| dp_core::params::Epsilon::new(eps))?;
+    Ok(RefineRequest {
         k,
-        true_edges: edges_used,
         bins,
         tie_break,
         seed: seed.unwrap_or(0),
-    };
-    Ok((params, edges_used, source))
-}
-
-/// A release and its dict, as `refine` returns them.
-pub(crate) fn release_out<'py>(
-    py: Python<'py>,
-    r: edgerefine::Release,
-    edges_used: u64,
-    source: &str,
-) -> PyResult<(Graph, Bound<'py, PyDict>)> {
-    let info = PyDict::new(py);
-    info.set_item("k_target", r.k_target)?;
-    info.set_item("k_real", r.k_real)?;
-    info.set_item("k_fake", r.k_fake)?;
-    info.set_item("rho", r.rho)?;
-    info.set_item("edges_used", edges_used)?;
-    info.set_item("edge_count_source", source)?;
-    info.set_item("bin_edges", r.bin_edges)?;
-    info.set_item("bin_probability", r.bin_probability)?;
-    info.set_item("bin_pairs", r.bin_pairs)?;
-    Ok((Graph { inner: r.graph }, info))
+        ..RefineRequest::new(
+            eps,
+            true_edges.map_or(EdgeCount::Estimated, EdgeCount::Supplied),
+        )
+    })
 }
 
 /// refine(noisy, eps, k=0.01, true_edges=None, bins=10, tie_break="default", seed=None)
@@ -121,9 +73,12 @@ pub(crate) fn release_out<'py>(
 ///
 /// The EdgeRefine server: Jaccard similarities on the noisy graph, exact quantile bins, and the
 /// deterministic top-K release of ⌊k·E⌋ edges. Without `true_edges`, E is estimated from the
-/// noisy graph (post-processing). The dict holds `k_target`, `k_real`, `k_fake`, `rho`,
-/// `edges_used`, `edge_count_source` and the bins. Same output as `dpgraph --seed SEED
-/// edgerefine refine` (the seed orders ties; default 0). Releases the GIL.
+/// noisy graph (post-processing). The dict is the record `dpgraph edgerefine refine --json`
+/// prints, from the same Rust value (`edgerefine::ops::RefineSummary`) but for the CLI's
+/// `out`: `nodes`, `released_edges`, `edges_used`, `edge_count_source` ("supplied" or
+/// "estimated"), `edge_estimate`, `k_target`, `k_real`, `k_fake`, `rho`, the bins, `tie_break`,
+/// `seed`, `eps` (the release's ε-edge LDP) and the timings. Same release as `dpgraph --seed
+/// SEED edgerefine refine` (the seed orders ties; default 0). Releases the GIL.
 #[pyfunction]
 #[pyo3(signature = (noisy, eps, k=0.01, true_edges=None, bins=10, tie_break="default", seed=None))]
 #[allow(clippy::too_many_arguments)] // Python keyword arguments
@@ -136,20 +91,12 @@ pub(crate) fn refine<'py>(
     bins: usize,
     tie_break: &str,
     seed: Option<u64>,
-) -> PyResult<(Graph, Bound<'py, PyDict>)> {
+) -> PyResult<(Graph, Bound<'py, PyAny>)> {
+    let request = refine_request(eps, k, true_edges, bins, tie_break, seed)?;
     let g = &noisy.inner;
-    let kw = RefineKwargs {
-        eps,
-        k,
-        true_edges,
-        noisy_edges: Some(g.num_edges() as u64),
-        bins,
-        tie_break,
-        seed,
-    };
-    let (params, edges_used, source) = refine_params(g.num_nodes(), kw)?;
-    let r = py.detach(|| guard(|| edgerefine::refine(g, &params)))?;
-    release_out(py, r, edges_used, &source)
+    let (inner, summary) =
+        py.detach(|| guard(|| ops::refine(NoisyGraph::Edges(g), &request, &mut |_, _| {})))?;
+    Ok((Graph { inner }, record(py, &summary)?))
 }
 
 /// refine_calibrated(noisy, eps, calibration, k=0.01, true_edges=None, bins=10, seed=None)
@@ -157,10 +104,12 @@ pub(crate) fn refine<'py>(
 ///
 /// The server under one of the authors' artifact's calibrations (`calibration`, a name of
 /// `choices()["calibration"]`): all pairs in memory (at most 65,536 nodes), the artifact's
-/// selection with ties by pair index. The dict holds `k_target`, `k_real`, `k_fake`,
-/// `edges_used`, `edge_count_source`, `calibration`, `levels` and `fitted`. Same output as
-/// `dpgraph --seed SEED edgerefine refine --calibration NAME` (the seed draws the beta
-/// calibration's split; default 0). Releases the GIL.
+/// selection with ties by pair index. The dict (`edgerefine::ops::CalibratedSummary`, as
+/// `dpgraph edgerefine refine --calibration NAME --json` prints it) holds `nodes`,
+/// `released_edges`, `edges_used`, `edge_count_source`, `edge_estimate`, `k_target`,
+/// `k_real`, `k_fake`, `calibration`, `levels`, `fitted`, `seed`, `eps` and `refine_s`. Same
+/// output as `dpgraph --seed SEED edgerefine refine --calibration NAME` (the seed draws the
+/// beta calibration's split; default 0). Releases the GIL.
 #[pyfunction]
 #[pyo3(signature = (noisy, eps, calibration, k=0.01, true_edges=None, bins=10, seed=None))]
 #[allow(clippy::too_many_arguments)] // Python keyword arguments
@@ -173,38 +122,13 @@ pub(crate) fn refine_calibrated<'py>(
     true_edges: Option<u64>,
     bins: usize,
     seed: Option<u64>,
-) -> PyResult<(Graph, Bound<'py, PyDict>)> {
-    let g = &noisy.inner;
+) -> PyResult<(Graph, Bound<'py, PyAny>)> {
     let calibration: edgerefine::ArtifactCalibration = crate::choices::parse(calibration)?;
-    let kw = RefineKwargs {
-        eps,
-        k,
-        true_edges,
-        noisy_edges: Some(g.num_edges() as u64),
-        bins,
-        tie_break: "default",
-        seed,
-    };
-    let (base, edges_used, source) = refine_params(g.num_nodes(), kw)?;
-    let params = edgerefine::CalibratedParams {
-        eps: base.eps,
-        k,
-        true_edges: edges_used,
-        calibration,
-        bins,
-        seed: base.seed,
-    };
-    let r = py.detach(|| guard(|| edgerefine::refine_calibrated(g, &params)))?;
-    let info = PyDict::new(py);
-    info.set_item("k_target", r.k_target)?;
-    info.set_item("k_real", r.k_real)?;
-    info.set_item("k_fake", r.k_fake)?;
-    info.set_item("edges_used", edges_used)?;
-    info.set_item("edge_count_source", source)?;
-    info.set_item("calibration", calibration.name())?;
-    info.set_item("levels", r.levels)?;
-    info.set_item("fitted", r.fitted)?;
-    Ok((Graph { inner: r.graph }, info))
+    let request = refine_request(eps, k, true_edges, bins, "default", seed)?;
+    let g = &noisy.inner;
+    let (inner, summary) =
+        py.detach(|| guard(|| ops::refine_artifact(g, &request, calibration)))?;
+    Ok((Graph { inner }, record(py, &summary)?))
 }
 
 /// The dict of a baseline's release: name, variant, ε and the edge-DP ε of the release, and

@@ -107,3 +107,12 @@ pub(crate) fn guard<T, E: IntoPyErr>(f: impl FnOnce() -> Result<T, E>) -> PyResu
         }
     }
 }
+
+/// An operation's summary (a Rust `Serialize` value, the one the CLI prints with `--json`) as a
+/// Python object: structs become dicts, `None` becomes `None`, floats stay floats (∞ included).
+pub(crate) fn record<'py, T: serde::Serialize + ?Sized>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    pythonize::pythonize(py, value).map_err(|e| DataError::new_err(e.to_string()))
+}

@@ -302,3 +302,139 @@ impl FedServer {
 // Python's allocator aligns objects to 16 bytes: a pyclass must not need more.
 const _: () = assert!(std::mem::align_of::<FedClient>() <= 16);
 const _: () = assert!(std::mem::align_of::<FedServer>() <= 16);
+
+/// simulate(dataset, clients=None, partition="random", split=None, generate_accounts=None,
+///          banks=8, method="cefedgnn", rounds=20, local_steps=32, sigma0=1.0, radius=None,
+///          delta=1e-5, clip=None, model=None, lr=None, gamma=0.5, beta=0.5, fanout=None,
+///          hidden=None, halo_average=None, grad_clip=None, gradient="momentum", dropout=None,
+///          seed=None, data_dir=None) -> dict
+///
+/// One federated run in this process, as `dpgraph fed simulate` runs it (the same keywords as
+/// its flags, the same defaults, the same task for the same seed). `dataset`: a citation graph
+/// (`cora`, …; installed on first use), an AML dataset (`amlsim-small`, …) or `aml-generated`
+/// (with `generate_accounts` accounts at `banks` banks). Training randomness comes from `seed`,
+/// else from the OS; the boundary noise from the OS CSPRNG unless `seed` is given (then the run
+/// is reproducible and not private). Returns the record `dpgraph fed simulate --json` prints,
+/// from the same Rust value (`cefedgnn::ops::SimulationSummary`): F1 per client and overall,
+/// traffic, the guarantee (`eps`, `privacy`, `not_covered`), the seeds and the noise record.
+/// Raises `InvalidParameter` for a value outside its domain. Releases the GIL while training.
+#[pyfunction]
+#[pyo3(signature = (dataset, clients=None, partition="random", split=None, generate_accounts=None, banks=8, method="cefedgnn", rounds=20, local_steps=32, sigma0=1.0, radius=None, delta=1e-5, clip=None, model=None, lr=None, gamma=0.5, beta=0.5, fanout=None, hidden=None, halo_average=None, grad_clip=None, gradient="momentum", dropout=None, seed=None, data_dir=None))]
+#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per flag of the CLI
+pub(crate) fn simulate<'py>(
+    py: Python<'py>,
+    dataset: &str,
+    clients: Option<usize>,
+    partition: &str,
+    split: Option<&str>,
+    generate_accounts: Option<usize>,
+    banks: usize,
+    method: &str,
+    rounds: u32,
+    local_steps: u32,
+    sigma0: f64,
+    radius: Option<f64>,
+    delta: f64,
+    clip: Option<f64>,
+    model: Option<&str>,
+    lr: Option<f64>,
+    gamma: f64,
+    beta: f64,
+    fanout: Option<usize>,
+    hidden: Option<usize>,
+    halo_average: Option<f64>,
+    grad_clip: Option<f64>,
+    gradient: &str,
+    dropout: Option<f64>,
+    seed: Option<u64>,
+    data_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use cefedgnn::ops::{RunOptions, TaskSpec};
+    use cefedgnn::train::{AmlSplit, AmlTaskOptions};
+
+    let name = dataset.to_ascii_lowercase();
+    let aml = generate_accounts.is_some() || name.starts_with("aml");
+    let split: Option<AmlSplit> = split.map(crate::choices::parse).transpose()?;
+    if !aml && split.is_some_and(|s| s != AmlSplit::Random) {
+        return Err(InvalidParameter::new_err(
+            "split=\"time\" needs transaction times: only AML tasks have them",
+        ));
+    }
+    let method: Method = crate::choices::parse(method)?;
+    // σ₀ and δ are refused here, once, with dp-core's message (as the CLI's parser does).
+    let options = RunOptions {
+        rounds,
+        local_steps,
+        sigma0: guard(|| dp_core::params::NoiseMultiplier::new(sigma0))?,
+        radius,
+        delta: guard(|| dp_core::params::Delta::new(delta))?,
+        clip,
+        model: model.map(crate::choices::parse).transpose()?,
+        lr,
+        gamma,
+        beta,
+        fanout,
+        hidden,
+        halo_average,
+        grad_clip,
+        gradient: crate::choices::parse(gradient)?,
+        dropout,
+    };
+    let aml_options = AmlTaskOptions {
+        clients,
+        split: split.unwrap_or(AmlSplit::Random),
+        ..AmlTaskOptions::default()
+    };
+    let partition = crate::choices::parse(partition)?;
+    let training_seed = match seed {
+        Some(s) => s,
+        None => guard(dp_core::rng::os_seed)?,
+    };
+    let noise = dp_core::rng::NoiseSource::from_seed(seed);
+    let cfg = guard(|| options.config(aml, training_seed, noise))?;
+    let dir = if name == "aml-generated" || generate_accounts.is_some() {
+        None
+    } else {
+        Some(crate::graph::installed_dir(py, &name, data_dir)?)
+    };
+    let summary = py.detach(|| {
+        guard(|| {
+            let mut rng = cefedgnn::train::task_rng(training_seed);
+            let (graph, nodes);
+            let spec = match &dir {
+                None => TaskSpec::GeneratedAml {
+                    accounts: generate_accounts.unwrap_or(4000),
+                    banks,
+                    options: aml_options,
+                },
+                Some(dir) if aml => {
+                    graph = cefedgnn::aml::load_by_name(&name, dir)?.to_account_graph()?;
+                    TaskSpec::Accounts {
+                        name: &name,
+                        graph: &graph,
+                        options: aml_options,
+                    }
+                }
+                Some(dir) => {
+                    let spec = graph_core::Registry::embedded().get(&name)?;
+                    let graph_core::Dataset::Nodes(d) = spec.load(dir)? else {
+                        return Err(FedError::InvalidParam {
+                            name: "dataset",
+                            value: name.clone(),
+                            reason: "not a node-classification dataset",
+                        });
+                    };
+                    nodes = d;
+                    TaskSpec::Nodes {
+                        dataset: &nodes,
+                        clients: clients.unwrap_or(5),
+                        partition,
+                    }
+                }
+            };
+            let task = spec.build(&mut rng)?;
+            cefedgnn::ops::simulate(&task, &cfg, method, &mut |_| {}).map(|(_, s)| s)
+        })
+    })?;
+    crate::error::record(py, &summary)
+}

@@ -188,27 +188,8 @@ pub(crate) fn load_dataset<'py>(
     name: &str,
     data_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    // The Python module is a front end: it reads the environment and passes paths and origins.
-    let dir = data_dir.unwrap_or_else(|| {
-        graph_core::registry::data_dir_or_default(std::env::var_os(graph_core::registry::DATA_ENV))
-    });
-    let origin = graph_core::install::Origin::from_args(
-        std::env::var(graph_core::install::MIRROR_ENV).ok(),
-        std::env::var(graph_core::install::UPSTREAM_ENV).ok(),
-        false,
-        std::time::Duration::from_secs(60),
-    );
-    let ds = py.detach(|| {
-        guard(|| {
-            let spec = graph_core::Registry::embedded().get(name)?;
-            graph_core::install::Installer::new(&origin).install_missing(
-                spec,
-                &dir,
-                &mut graph_core::install::Quiet,
-            )?;
-            spec.load(&dir)
-        })
-    })?;
+    let dir = installed_dir(py, name, data_dir)?;
+    let ds = py.detach(|| guard(|| graph_core::Registry::embedded().get(name)?.load(&dir)))?;
     let out = PyDict::new(py);
     out.set_item("name", name)?;
     match ds {
@@ -268,4 +249,35 @@ pub(crate) fn load_dataset<'py>(
         }
     }
     Ok(out)
+}
+
+/// The data directory (`data_dir`, else `$DPGRAPH_DATA` or the default) with dataset `name`
+/// installed in it on first use (from `$DPGRAPH_MIRROR`, the embedded copy or upstream).
+/// The Python module is a front end: it reads the environment and passes paths and origins.
+pub(crate) fn installed_dir(
+    py: Python<'_>,
+    name: &str,
+    data_dir: Option<std::path::PathBuf>,
+) -> PyResult<std::path::PathBuf> {
+    let dir = data_dir.unwrap_or_else(|| {
+        graph_core::registry::data_dir_or_default(std::env::var_os(graph_core::registry::DATA_ENV))
+    });
+    let origin = graph_core::install::Origin::from_args(
+        std::env::var(graph_core::install::MIRROR_ENV).ok(),
+        std::env::var(graph_core::install::UPSTREAM_ENV).ok(),
+        false,
+        std::time::Duration::from_secs(60),
+    );
+    // The GIL is released while installing (a download can take minutes).
+    py.detach(|| {
+        guard(|| {
+            let spec = graph_core::Registry::embedded().get(name)?;
+            graph_core::install::Installer::new(&origin).install_missing(
+                spec,
+                &dir,
+                &mut graph_core::install::Quiet,
+            )
+        })
+    })?;
+    Ok(dir)
 }

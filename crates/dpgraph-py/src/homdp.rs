@@ -4,9 +4,7 @@
 use ndarray as ndarray016;
 use numpy::{PyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
-use crate::edgerefine::noise_rng;
 use crate::error::guard;
 use crate::graph::Graph;
 
@@ -98,18 +96,25 @@ pub(crate) fn densities<'py>(
 }
 
 /// embed(graphs, patterns, rho, delta=1e-6, bound="component-aware", degree_bound=None,
-///       seed=None, private_degree_rho=None, degree_quantile=1.0) -> tuple[numpy.ndarray, dict]
+///       seed=None, private_degree_rho=None, degree_quantile=1.0, clip=False,
+///       num_nodes_column=False) -> tuple[numpy.ndarray, dict]
 ///
 /// The private embedding: densities plus Gaussian noise calibrated to each graph's smooth
-/// sensitivity (σ_G = ‖S_G‖₂ / √(2ρ)), with its guarantee ((ρ', ω)-tCDP and the (ε, δ) it
-/// implies) in the dict. `bound`: "component-aware" (default, correct for every pattern),
-/// "paper" (the paper's Theorem 4.5, wrong for disconnected patterns: for comparison only) or
-/// "counting-lemma". `private_degree_rho`: estimate Δ privately with that zCDP budget instead of
-/// a public `degree_bound` (stable clipping, 3× sensitivity, ρ_Δ composed into the guarantee;
-/// the estimate in the dict's `private_degree`). Without `seed`, noise from the OS CSPRNG.
-/// Releases the GIL.
+/// sensitivity (σ_G = ‖S_G‖₂ / √(2ρ)). `bound`: "component-aware" (default, correct for every
+/// pattern), "paper" (the paper's Theorem 4.5, wrong for disconnected patterns: for comparison
+/// only) or "counting-lemma". `degree_bound`: a public Δ (`clip` drops edges of graphs above
+/// it instead of failing). `private_degree_rho`: estimate Δ privately with that zCDP budget
+/// instead (stable clipping, 3× sensitivity, ρ_Δ composed into the guarantee).
+/// `num_nodes_column` appends |V(G)| (public under edge-level DP) as a last, un-noised column.
+/// Without `seed`, noise from the OS CSPRNG.
+///
+/// The dict is the record `dpgraph homdp embed --json` prints, from the same Rust value
+/// (`homdp::ops::EmbedSummary`) but for the CLI's `out`: the guarantee (`eps`, `delta`, `rho`,
+/// `beta`, `dim`, `rho_prime`, `omega`, `degree_rho`), the patterns, `graphs`, `columns`,
+/// `bound`, `max_degree`, `clip`, `num_nodes_column`, `private_degree`, `clipped`, `sigmas`,
+/// `seed`, `private`, `noise` and `embed_s`. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (graphs, patterns, rho, delta=1e-6, bound="component-aware", degree_bound=None, seed=None, private_degree_rho=None, degree_quantile=1.0))]
+#[pyo3(signature = (graphs, patterns, rho, delta=1e-6, bound="component-aware", degree_bound=None, seed=None, private_degree_rho=None, degree_quantile=1.0, clip=false, num_nodes_column=false))]
 #[allow(clippy::too_many_arguments)] // Python keyword arguments
 pub(crate) fn embed<'py>(
     py: Python<'py>,
@@ -122,7 +127,9 @@ pub(crate) fn embed<'py>(
     seed: Option<u64>,
     private_degree_rho: Option<f64>,
     degree_quantile: f64,
-) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyDict>)> {
+    clip: bool,
+    num_nodes_column: bool,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyAny>)> {
     let bound: homdp::SensitivityBound = crate::choices::parse(bound)?;
     let private_degree = private_degree_rho
         .map(|r| guard(|| homdp::PrivateDegree::new(r, degree_quantile)))
@@ -133,34 +140,12 @@ pub(crate) fn embed<'py>(
         .delta(delta)
         .bound(bound)
         .degree_bound(degree_bound)
-        .private_degree(private_degree);
-    let mut r = noise_rng(seed, homdp::streams::NOISE)?;
-    let e = py.detach(|| guard(|| homdp::embed(&ps, &gs, &params, &mut r)))?;
-    let g = e.guarantee();
-    let info = PyDict::new(py);
-    info.set_item("eps", g.eps())?;
-    info.set_item("delta", g.delta())?;
-    info.set_item("rho", g.rho())?;
-    info.set_item("beta", g.beta())?;
-    info.set_item("rho_prime", g.rho_prime())?;
-    info.set_item("omega", g.omega())?;
-    info.set_item("sigmas", e.sigmas().to_vec())?;
-    info.set_item("degree_rho", g.degree_rho())?;
-    info.set_item("clipped", e.clipped().to_vec())?;
-    match e.degree_estimate() {
-        Some(est) => {
-            let d = PyDict::new(py);
-            d.set_item("bound", est.bound)?;
-            d.set_item("rho", est.zcdp.rho())?;
-            d.set_item("eps", est.eps)?;
-            d.set_item("quantile", est.settings.quantile())?;
-            info.set_item("private_degree", d)?;
-        }
-        None => info.set_item("private_degree", py.None())?,
-    }
-    info.set_item("seed", seed)?;
-    info.set_item("private", seed.is_none())?;
-    Ok((to_numpy(py, e.into_values()), info))
+        .clip_to_degree_bound(clip)
+        .private_degree(private_degree)
+        .append_num_nodes(num_nodes_column);
+    let noise = dp_core::rng::NoiseSource::from_seed(seed);
+    let (values, summary) = py.detach(|| guard(|| homdp::ops::embed(&ps, &gs, &params, noise)))?;
+    Ok((to_numpy(py, values), crate::error::record(py, &summary)?))
 }
 
 /// hom_counts(graphs, patterns) -> list[list[int]]

@@ -35,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(choices::choices, m)?)?;
     m.add_function(wrap_pyfunction!(fed::train_config, m)?)?;
     m.add_function(wrap_pyfunction!(fed::apply_fault, m)?)?;
+    m.add_function(wrap_pyfunction!(fed::simulate, m)?)?;
     m.add_class::<graph::Graph>()?;
     m.add_function(wrap_pyfunction!(graph::read_edge_list, m)?)?;
     m.add_function(wrap_pyfunction!(graph::load_dataset, m)?)?;

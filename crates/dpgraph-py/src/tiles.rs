@@ -7,7 +7,7 @@
 //! results that do not add up: `DataError`), never trusted.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyBytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -180,8 +180,9 @@ impl TileWorker {
 #[pyclass(module = "dpgraph.edgerefine")]
 pub(crate) struct TiledRefine {
     inner: edgerefine::TiledRefine,
-    edges_used: u64,
-    source: String,
+    params: edgerefine::RefineParams,
+    edge_count: edgerefine::ops::EdgeCountUsed,
+    started: std::time::Instant,
 }
 
 #[pymethods]
@@ -199,21 +200,20 @@ impl TiledRefine {
         seed: Option<u64>,
         noisy_edges: Option<u64>,
     ) -> PyResult<Self> {
-        let kw = crate::edgerefine::RefineKwargs {
-            eps,
-            k,
-            true_edges,
-            noisy_edges,
-            bins,
-            tie_break,
-            seed,
-        };
-        let (params, edges_used, source) = crate::edgerefine::refine_params(num_nodes, kw)?;
+        let request = crate::edgerefine::refine_request(eps, k, true_edges, bins, tie_break, seed)?;
+        if true_edges.is_none() && noisy_edges.is_none() {
+            return Err(InvalidParameter::new_err(
+                "give true_edges, or noisy_edges to estimate E from",
+            ));
+        }
+        let (params, edge_count) =
+            guard(|| request.params(num_nodes, noisy_edges.unwrap_or_default()))?;
         let inner = guard(|| edgerefine::TiledRefine::new(num_nodes, &params))?;
         Ok(Self {
             inner,
-            edges_used,
-            source,
+            params,
+            edge_count,
+            started: std::time::Instant::now(),
         })
     }
 
@@ -253,7 +253,7 @@ impl TiledRefine {
         &mut self,
         py: Python<'py>,
         selections: Vec<Vec<u8>>,
-    ) -> PyResult<(Graph, Bound<'py, PyDict>)> {
+    ) -> PyResult<(Graph, Bound<'py, PyAny>)> {
         let mut merged: Option<edgerefine::TileSelection> = None;
         for s in &selections {
             let s: Option<edgerefine::TileSelection> = decode("tile selection", s)?;
@@ -264,7 +264,13 @@ impl TiledRefine {
             }
         }
         let r = guard(|| self.inner.finish(merged))?;
-        crate::edgerefine::release_out(py, r, self.edges_used, &self.source)
+        let seconds = self.started.elapsed().as_secs_f64();
+        let summary =
+            edgerefine::ops::RefineSummary::new(&r, &self.params, self.edge_count, seconds);
+        Ok((
+            Graph { inner: r.graph },
+            crate::error::record(py, &summary)?,
+        ))
     }
 }
 

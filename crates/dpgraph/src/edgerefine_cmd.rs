@@ -7,18 +7,16 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::Subcommand;
+use edgerefine::ops::{self, EdgeCount, NoisyGraph, RefineRequest};
 use edgerefine::report::{
     FlipSampler, Report, ReportHeader, decode_report, is_report, perturb_report,
 };
-use edgerefine::{
-    ArtifactCalibration, CalibratedParams, RefineParams, TieBreak, estimate_edges,
-    refine_bits_with_progress, refine_calibrated, refine_with_progress,
-};
+use edgerefine::{ArtifactCalibration, TieBreak};
 use graph_core::Graph;
 use graph_core::io::{read_edge_list, write_edge_list};
 use serde_json::json;
 
-use crate::{Global, emit};
+use crate::{Global, Written, emit};
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum EdgeRefineCmd {
@@ -153,47 +151,22 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                     got: g.num_nodes(),
                 });
             }
-            let (edges_used, edge_count) = edge_count(&g, eps, *true_edges)?;
-            if let Some(calibration) = *calibration {
-                let params = CalibratedParams {
-                    eps,
-                    k: *k,
-                    true_edges: edges_used,
-                    calibration,
-                    bins: *bins,
-                    seed: global.seed.unwrap_or(0),
-                };
-                let r = refine_calibrated(&g.into_graph()?, &params)?;
-                write_edge_list(out, &r.graph)?;
-                return emit(
-                    global,
-                    &json!({
-                        "nodes": r.graph.num_nodes(),
-                        "released_edges": r.graph.num_edges(),
-                        "edges_used": edges_used,
-                        "edge_count_source": edge_count["source"],
-                        "edge_estimate": edge_count["estimate"],
-                        "k_target": r.k_target,
-                        "k_real": r.k_real,
-                        "k_fake": r.k_fake,
-                        "calibration": calibration.name(),
-                        "levels": r.levels,
-                        "fitted": r.fitted,
-                        "seed": params.seed,
-                        "refine_s": r.seconds,
-                        "out": out.display().to_string(),
-                    }),
-                );
-            }
-            let params = RefineParams {
-                eps,
+            let request = RefineRequest {
                 k: *k,
-                true_edges: edges_used,
                 bins: *bins,
                 tie_break: *tie_break,
                 seed: global.seed.unwrap_or(0),
+                ..RefineRequest::new(
+                    eps,
+                    true_edges.map_or(EdgeCount::Estimated, EdgeCount::Supplied),
+                )
             };
-            let t = Instant::now();
+            if let Some(calibration) = *calibration {
+                let (release, summary) =
+                    ops::refine_artifact(&g.into_graph()?, &request, calibration)?;
+                write_edge_list(out, &release)?;
+                return emit(global, &Written::new(summary, out));
+            }
             let bar = progress_bar(global);
             let mut report = |done: usize, total: usize| {
                 if let Some(b) = &bar {
@@ -202,42 +175,25 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                 }
             };
             let r = match g {
-                Noisy::Graph(g) => refine_with_progress(&g, &params, &mut report),
+                Noisy::Graph(g) => ops::refine(NoisyGraph::Edges(&g), &request, &mut report),
                 // The rows straight from the packed body: no edge list of the noisy graph.
                 Noisy::Dense(rep) => {
-                    let bits = rep.to_bit_adjacency()?;
+                    let edges = rep.header().edges;
+                    let rows = rep.to_bit_adjacency()?;
                     drop(rep);
-                    refine_bits_with_progress(&bits, &params, &mut report)
+                    ops::refine(
+                        NoisyGraph::Bits { rows: &rows, edges },
+                        &request,
+                        &mut report,
+                    )
                 }
             };
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
-            let r = r?;
-            let secs = t.elapsed().as_secs_f64();
-            write_edge_list(out, &r.graph)?;
-            emit(
-                global,
-                &json!({
-                    "nodes": r.graph.num_nodes(),
-                    "released_edges": r.graph.num_edges(),
-                    "edges_used": edges_used,
-                    "edge_count_source": edge_count["source"],
-                    "edge_estimate": edge_count["estimate"],
-                    "k_target": r.k_target,
-                    "k_real": r.k_real,
-                    "k_fake": r.k_fake,
-                    "rho": r.rho,
-                    "bin_edges": r.bin_edges,
-                    "bin_probability": r.bin_probability,
-                    "bin_pairs": r.bin_pairs,
-                    "tie_break": params.tie_break,
-                    "seed": params.seed,
-                    "refine_s": secs,
-                    "timings": r.timings,
-                    "out": out.display().to_string(),
-                }),
-            )
+            let (release, summary) = r?;
+            write_edge_list(out, &release)?;
+            emit(global, &Written::new(summary, out))
         }
     }
 }
@@ -270,13 +226,6 @@ impl Noisy {
         match self {
             Noisy::Graph(g) => g.num_nodes(),
             Noisy::Dense(r) => r.header().n as usize,
-        }
-    }
-
-    fn num_edges(&self) -> u64 {
-        match self {
-            Noisy::Graph(g) => g.num_edges() as u64,
-            Noisy::Dense(r) => r.header().edges,
         }
     }
 
@@ -320,26 +269,4 @@ fn load_noisy(path: &std::path::Path, eps: Option<Epsilon>) -> Result<(Noisy, Ep
         };
         Ok((Noisy::Graph(read_edge_list(path)?), eps))
     }
-}
-
-/// The edge count E the budget ⌊k·E⌋ uses, and how it was obtained (for the output).
-fn edge_count(g: &Noisy, eps: Epsilon, supplied: Option<u64>) -> Result<(u64, serde_json::Value)> {
-    if let Some(e) = supplied {
-        return Ok((
-            e,
-            json!({"source": "supplied (--true-edges, the paper's protocol)", "estimate": null}),
-        ));
-    }
-    let est = estimate_edges(g.num_nodes(), eps.get(), g.num_edges())?;
-    let source = format!(
-        "estimated from the report ({:.1} ± {:.1}{})",
-        est.estimate,
-        est.std_error,
-        if est.clamped {
-            ", clamped to [0, n(n-1)/2]"
-        } else {
-            ""
-        }
-    );
-    Ok((est.edges, json!({"source": source, "estimate": est})))
 }

@@ -4,13 +4,14 @@
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result, bail};
-use cefedgnn::aml::{AmlGenConfig, generate, load_amlworld_trans, load_by_name};
+use cefedgnn::aml::{load_amlworld_trans, load_by_name};
 use cefedgnn::estimator::GradientMode;
+use cefedgnn::ops::{RunOptions, TaskSpec};
 use cefedgnn::train::{
-    AmlSplit, AmlTaskOptions, FedTask, FedTrainConfig, Method, ModelKind, PartitionKind, simulate,
-    task_rng,
+    AmlSplit, AmlTaskOptions, FedTask, Method, ModelKind, PartitionKind, task_rng,
 };
 use clap::Subcommand;
+use dp_core::params::{Delta, NoiseMultiplier};
 use graph_core::Registry;
 use graph_core::registry::Dataset;
 
@@ -54,73 +55,103 @@ pub(crate) struct TaskArgs {
     banks: usize,
 }
 
+/// The settings of a run (`cefedgnn::ops::RunOptions`); unset ones take the task's preset.
+#[derive(clap::Args, Debug)]
+pub(crate) struct RunArgs {
+    /// Rounds R after the bootstrap round.
+    #[arg(long, default_value_t = 20)]
+    rounds: u32,
+    /// Local steps K per round.
+    #[arg(long, default_value_t = 32)]
+    local_steps: u32,
+    /// Noise multiplier σ₀ (σ = σ₀·C).
+    #[arg(long, default_value = "1", allow_negative_numbers = true)]
+    sigma0: NoiseMultiplier,
+    /// Metric radius p of ε(p) [default: 0.1·C].
+    #[arg(long, allow_negative_numbers = true)]
+    radius: Option<f64>,
+    /// δ of ε(p).
+    #[arg(long, default_value = "1e-5", allow_negative_numbers = true)]
+    delta: Delta,
+    /// Clip norm C of released rows [default: 2 on citation graphs, 1 on AML graphs]. Chosen
+    /// from the released rows' norms (results/cefedgnn/clip.md, radius.md): on Cora the final
+    /// rows' median norm is 1.83, so C = 2 clips about half of them (C = 1: 96 %); at σ₀ = 1 it
+    /// costs no F1 on Cora's random split (0.725 vs 0.720) and halves ε(p) at every fixed
+    /// radius p ≤ 2 with the same worst case ε(2C). On AML the rows' mean norm is 6.8 and more
+    /// clipping is better: at equal noise σ the F1 does not depend on C while ε(2C) grows
+    /// with it, and at σ₀ = 1 a larger C only adds noise (F1 0.778 at C = 1, 0.754 at C = 4).
+    #[arg(long, allow_negative_numbers = true)]
+    clip: Option<f64>,
+    /// Model (default: GCN for citation graphs, GINE for AML).
+    #[arg(long, value_parser = crate::choices::parser::<ModelKind>())]
+    model: Option<ModelKind>,
+    /// Learning rate η (default 0.2 for GCN, 0.01 for AML).
+    #[arg(long)]
+    lr: Option<f64>,
+    /// Embedding MA rate γ.
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    gamma: f64,
+    /// Gradient MA rate β.
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    beta: f64,
+    /// Sampled neighbours per node and hop (0: all).
+    #[arg(long)]
+    fanout: Option<usize>,
+    /// Hidden width (the width d of the shared layer; default 8 for GCN, as
+    /// `FedTrainConfig::citation`, and 32 for AML).
+    #[arg(long)]
+    hidden: Option<usize>,
+    /// Receiver-side averaging rate of noisy halo rows over rounds (running mean, then
+    /// exponential with this rate; 1 = latest row only). Default: 0.1 for GCN, 1 for AML.
+    #[arg(long)]
+    halo_average: Option<f64>,
+    /// Clip each step's gradient to this L2 norm (default: 5 for AML models, off for GCN).
+    #[arg(long)]
+    grad_clip: Option<f64>,
+    /// What G tracks.
+    #[arg(long, value_parser = crate::choices::parser::<GradientMode>(),
+          default_value_t = GradientMode::Momentum)]
+    gradient: GradientMode,
+    /// Dropout (default 0.5 for GCN, 0.1 for AML).
+    #[arg(long)]
+    dropout: Option<f64>,
+}
+
+impl RunArgs {
+    fn to_options(&self) -> RunOptions {
+        RunOptions {
+            rounds: self.rounds,
+            local_steps: self.local_steps,
+            sigma0: self.sigma0,
+            radius: self.radius,
+            delta: self.delta,
+            clip: self.clip,
+            model: self.model,
+            lr: self.lr,
+            gamma: self.gamma,
+            beta: self.beta,
+            fanout: self.fanout,
+            hidden: self.hidden,
+            halo_average: self.halo_average,
+            grad_clip: self.grad_clip,
+            gradient: self.gradient,
+            dropout: self.dropout,
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub(crate) enum FedCmd {
     /// One federated run: CE-FedGNN or a baseline; prints F1 per client, traffic and ε(p).
     Simulate {
         #[command(flatten)]
         task: TaskArgs,
-        /// Rounds R after the bootstrap round.
-        #[arg(long, default_value_t = 20)]
-        rounds: u32,
-        /// Local steps K per round.
-        #[arg(long, default_value_t = 32)]
-        local_steps: u32,
-        /// Noise multiplier σ₀ (σ = σ₀·C).
-        #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
-        sigma0: f64,
-        /// Metric radius p of ε(p) [default: 0.1·C].
-        #[arg(long, allow_negative_numbers = true)]
-        radius: Option<f64>,
-        /// δ of ε(p).
-        #[arg(long, default_value_t = 1e-5)]
-        delta: f64,
-        /// Clip norm C of released rows [default: 2 on citation graphs, 1 on AML graphs]. Chosen
-        /// from the released rows' norms (results/cefedgnn/clip.md, radius.md): on Cora the final
-        /// rows' median norm is 1.83, so C = 2 clips about half of them (C = 1: 96 %); at σ₀ = 1 it
-        /// costs no F1 on Cora's random split (0.725 vs 0.720) and halves ε(p) at every fixed
-        /// radius p ≤ 2 with the same worst case ε(2C). On AML the rows' mean norm is 6.8 and more
-        /// clipping is better: at equal noise σ the F1 does not depend on C while ε(2C) grows
-        /// with it, and at σ₀ = 1 a larger C only adds noise (F1 0.778 at C = 1, 0.754 at C = 4).
-        #[arg(long, allow_negative_numbers = true)]
-        clip: Option<f64>,
+        #[command(flatten)]
+        options: RunArgs,
         /// Method.
         #[arg(long, value_parser = crate::choices::parser::<Method>(),
               default_value_t = Method::CeFedGnn)]
         method: Method,
-        /// Model (default: GCN for citation graphs, GINE for AML).
-        #[arg(long, value_parser = crate::choices::parser::<ModelKind>())]
-        model: Option<ModelKind>,
-        /// Learning rate η (default 0.2 for GCN, 0.01 for AML).
-        #[arg(long)]
-        lr: Option<f64>,
-        /// Embedding MA rate γ.
-        #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
-        gamma: f64,
-        /// Gradient MA rate β.
-        #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
-        beta: f64,
-        /// Sampled neighbours per node and hop (0: all).
-        #[arg(long)]
-        fanout: Option<usize>,
-        /// Hidden width (the width d of the shared layer; default 8 for GCN, as
-        /// `FedTrainConfig::citation`, and 32 for AML).
-        #[arg(long)]
-        hidden: Option<usize>,
-        /// Receiver-side averaging rate of noisy halo rows over rounds (running mean, then
-        /// exponential with this rate; 1 = latest row only). Default: 0.1 for GCN, 1 for AML.
-        #[arg(long)]
-        halo_average: Option<f64>,
-        /// Clip each step's gradient to this L2 norm (default: 5 for AML models, off for GCN).
-        #[arg(long)]
-        grad_clip: Option<f64>,
-        /// What G tracks.
-        #[arg(long, value_parser = crate::choices::parser::<GradientMode>(),
-              default_value_t = GradientMode::Momentum)]
-        gradient: GradientMode,
-        /// Dropout (default 0.5 for GCN, 0.1 for AML).
-        #[arg(long)]
-        dropout: Option<f64>,
     },
     /// Writes each client's own files (`OUT/org-<i>/{org.json,nodes.csv,edges.csv}`): the
     /// partition `simulate` uses with the same seed, for running the clients as separate
@@ -171,35 +202,48 @@ fn build_task(args: &TaskArgs, rng: &mut rand_chacha::ChaCha8Rng) -> Result<FedT
         bail!("--split time needs transaction times: only AML tasks have them");
     }
     let options = args.aml_options();
-    Ok(if let Some(path) = &args.aml_file {
-        let tg =
-            load_amlworld_trans(path).with_context(|| format!("reading {}", path.display()))?;
-        FedTask::from_account_graph_with(&name, &tg.to_account_graph()?, &options, rng)?
+    let (tg, ds);
+    let spec = if let Some(path) = &args.aml_file {
+        tg = load_amlworld_trans(path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .to_account_graph()?;
+        TaskSpec::Accounts {
+            name: &name,
+            graph: &tg,
+            options,
+        }
     } else if name == "aml-generated" || args.generate_accounts.is_some() {
-        let accounts = args.generate_accounts.unwrap_or(4000);
-        let cfg = AmlGenConfig {
-            num_banks: args.banks,
-            num_accounts: accounts,
-            num_normal: accounts * 10,
-            ..AmlGenConfig::default()
-        };
-        let tg = generate(&cfg, rng)?;
-        FedTask::from_account_graph_with("aml-generated", &tg.to_account_graph()?, &options, rng)?
+        TaskSpec::GeneratedAml {
+            accounts: args.generate_accounts.unwrap_or(4000),
+            banks: args.banks,
+            options,
+        }
     } else if aml {
         // Installed on first use where it can be (else the manual steps), then read by
         // cefedgnn's AML loader.
         if !Registry::embedded().get(&name)?.is_installed(&data_dir()) {
             load_named(&name)?;
         }
-        let tg = load_by_name(&name, &data_dir()).with_context(|| format!("loading {name}"))?;
-        FedTask::from_account_graph_with(&name, &tg.to_account_graph()?, &options, rng)?
+        tg = load_by_name(&name, &data_dir())
+            .with_context(|| format!("loading {name}"))?
+            .to_account_graph()?;
+        TaskSpec::Accounts {
+            name: &name,
+            graph: &tg,
+            options,
+        }
     } else {
-        let Dataset::Nodes(ds) = load_named(&name)? else {
+        let Dataset::Nodes(d) = load_named(&name)? else {
             bail!("{name} is not a node-classification dataset");
         };
-        let part = args.partition;
-        FedTask::from_node_dataset(&ds, args.clients.unwrap_or(5), part, 0.2, 0.2, rng)?
-    })
+        ds = d;
+        TaskSpec::Nodes {
+            dataset: &ds,
+            clients: args.clients.unwrap_or(5),
+            partition: args.partition,
+        }
+    };
+    Ok(spec.build(rng)?)
 }
 
 /// The seed of the run's training randomness (task, initialisation, sampling, dropout): `--seed`,
@@ -252,23 +296,8 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
     };
     let FedCmd::Simulate {
         task: _,
-        rounds,
-        local_steps,
-        sigma0,
-        radius,
-        delta,
-        clip,
+        options,
         method,
-        model,
-        lr,
-        gamma,
-        beta,
-        fanout,
-        hidden,
-        halo_average,
-        grad_clip,
-        gradient,
-        dropout,
     } = rest
     else {
         unreachable!("matched above")
@@ -277,55 +306,19 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
     // --seed asks for a reproducible (and therefore non-private) run.
     let seed = training_seed(global)?;
     let noise = dp_core::rng::NoiseSource::from_seed(global.seed);
-    let mut rng = task_rng(seed);
-    let aml = task_args.is_aml();
-    let task = build_task(task_args, &mut rng)?;
-    let model = model.unwrap_or(if aml { ModelKind::Gine } else { ModelKind::Gcn });
-    let base = if aml {
-        FedTrainConfig::aml(model)
-    } else {
-        FedTrainConfig::citation()
-    };
-    let clip = clip.unwrap_or(base.clip);
-    let cfg = FedTrainConfig {
-        model,
-        hidden: hidden.unwrap_or(base.hidden),
-        dropout: dropout.unwrap_or(base.dropout),
-        halo_average: match halo_average {
-            Some(a) if *a == 1.0 => None,
-            Some(a) => Some(*a),
-            None => base.halo_average,
-        },
-        grad_clip: grad_clip.or(base.grad_clip),
-        gradient: *gradient,
-        local_steps: *local_steps,
-        rounds: *rounds,
-        lr: lr.unwrap_or(base.lr),
-        gamma: *gamma,
-        beta: *beta,
-        fanout: match fanout {
-            Some(0) => None,
-            Some(f) => Some(*f),
-            None => Some(if aml { 100 } else { 10 }),
-        },
-        clip,
-        sigma0: *sigma0,
-        radius: radius.unwrap_or(0.1 * clip),
-        delta: *delta,
-        seed,
-        noise,
-        ..base
-    };
-    cfg.check()?;
+    let task = build_task(task_args, &mut task_rng(seed))?;
+    let cfg = options
+        .to_options()
+        .config(task_args.is_aml(), seed, noise)?;
     let bar = (!global.json && std::io::stderr().is_terminal()).then(|| {
-        let b = indicatif::ProgressBar::new(u64::from(*rounds) + 1);
+        let b = indicatif::ProgressBar::new(u64::from(cfg.rounds) + 1);
         b.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} round {pos}/{len} {msg}")
                 .expect("valid template"),
         );
         b
     });
-    let report = simulate(&task, &cfg, *method, &mut |info| {
+    let (_, summary) = cefedgnn::ops::simulate(&task, &cfg, *method, &mut |info| {
         if let Some(b) = &bar {
             b.inc(1);
             if info.loss.is_finite() {
@@ -336,44 +329,5 @@ pub(crate) fn run(cmd: &FedCmd, global: Global) -> Result<()> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let stats = task.fed.stats()?;
-    let eps = report.privacy.as_ref().map(|p| p.eps_rdp);
-    emit(
-        global,
-        &json!({
-            "dataset": task.name,
-            "method": report.method,
-            "model": model.name(),
-            "clients": task.fed.num_clients(),
-            "cross_edge_fraction": stats.cross_fraction,
-            "rounds": report.rounds,
-            "local_steps": report.local_steps,
-            "f1_mean": report.f1_mean,
-            "f1_mean_present": report.f1_mean_present,
-            "f1_per_client": report.f1_per_client,
-            "f1_pooled": report.f1_pooled,
-            "val_f1_mean": report.val_f1_mean,
-            "metric": format!("{:?}", task.metric),
-            "bytes_up": report.bytes_up,
-            "bytes_down": report.bytes_down,
-            "bytes_per_round": report.bytes_per_round,
-            "embedding_bytes_per_round": report.embedding_bytes_per_round,
-            "eps": eps,
-            "radius": cfg.radius,
-            "delta": cfg.delta,
-            "sigma0": cfg.sigma0,
-            "clip": cfg.clip,
-            "hidden": cfg.hidden,
-            "halo_average": cfg.halo_average,
-            "boundary_norm_mean": report.norms.mean_norm(),
-            "clipped_fraction": report.norms.clipped_fraction(),
-            "privacy": report.privacy,
-            "not_covered": cefedgnn::privacy::NOT_COVERED,
-            "seed": global.seed,
-            "training_seed": seed,
-            "noise": noise.record(),
-            "wire_digest": report.wire_digest,
-            "seconds": report.seconds,
-        }),
-    )
+    emit(global, &summary)
 }

@@ -12,7 +12,7 @@ use graph_core::registry::Dataset;
 use homdp::{EmbeddingParams, Guarantee, Pattern, PatternSampler, SensitivityBound};
 use serde_json::json;
 
-use crate::{Global, emit};
+use crate::{Global, Written, emit};
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum HomdpCmd {
@@ -181,8 +181,6 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
                 None => dp_core::rng::os_rng()?,
             };
             let pats = PatternSampler::forests().sample_many(*num_patterns, &mut pattern_rng);
-            let source = NoiseSource::from_seed(global.seed);
-            let mut noise = source.rng(homdp::streams::NOISE, 0)?;
             let params = EmbeddingParams::new(*rho)
                 .delta(*delta)
                 .bound(*bound)
@@ -190,51 +188,18 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
                 .clip_to_degree_bound(*clip)
                 .private_degree(private_degree)
                 .append_num_nodes(*num_nodes_column);
-            let start = std::time::Instant::now();
-            let emb = homdp::embed(&pats, &gs, &params, &mut noise)?;
-            let secs = start.elapsed().as_secs_f64();
-            let (rows, cols) = emb.values().dim();
-            let data: Vec<f64> = emb.values().iter().copied().collect();
+            let noise = NoiseSource::from_seed(global.seed);
+            let (values, summary) = homdp::ops::embed(&pats, &gs, &params, noise)?;
+            let (rows, cols) = values.dim();
+            let data: Vec<f64> = values.iter().copied().collect();
             write_atomic(out, &npy_f64(&data, rows, cols))
                 .with_context(|| format!("writing {}", out.display()))?;
             if let Some(p) = patterns_out {
-                write_atomic(
-                    p,
-                    serde_json::to_string(&json!({ "patterns": pattern_json(&pats) }))?.as_bytes(),
-                )
-                .with_context(|| format!("writing {}", p.display()))?;
+                let set = json!({ "patterns": summary.patterns });
+                write_atomic(p, serde_json::to_string(&set)?.as_bytes())
+                    .with_context(|| format!("writing {}", p.display()))?;
             }
-            let g = emb.guarantee();
-            emit(
-                global,
-                &json!({
-                    "eps": g.eps(),
-                    "delta": g.delta(),
-                    "rho": rho,
-                    "beta": g.beta(),
-                    "rho_prime": g.rho_prime(),
-                    "omega": g.omega(),
-                    "patterns": pattern_json(&pats),
-                    "num_patterns": pats.len(),
-                    "seed": global.seed,
-                    "noise": source.record(),
-                    "graphs": rows,
-                    "columns": cols,
-                    "bound": bound.name(),
-                    "max_degree": max_degree,
-                    "private_degree": emb.degree_estimate().map(|e| json!({
-                        "bound": e.bound,
-                        "rho": e.zcdp.rho(),
-                        "eps": e.eps,
-                        "quantile": e.settings.quantile(),
-                        "candidates": e.candidates,
-                    })),
-                    "degree_rho": g.degree_rho(),
-                    "clipped": emb.clipped().len(),
-                    "embed_s": secs,
-                    "out": out.display().to_string(),
-                }),
-            )
+            emit(global, &Written::new(summary, out))
         }
     }
 }
@@ -262,13 +227,6 @@ fn dataset_graphs(name: &str) -> Result<Vec<Graph>> {
         Dataset::Nodes(d) => Ok(vec![d.graph().clone()]),
         Dataset::Files(_) => bail!("dataset {name} is a transaction table, not a graph"),
     }
-}
-
-/// Patterns in the graph-set JSON shape (`{"n": .., "edges": [[u, v], ..]}`).
-fn pattern_json(pats: &[Pattern]) -> Vec<serde_json::Value> {
-    pats.iter()
-        .map(|p| json!({ "n": p.num_nodes(), "edges": p.edges().map(|(u, v)| [u, v]).collect::<Vec<_>>() }))
-        .collect()
 }
 
 /// A `.npy` (format 1.0) file of a C-order little-endian f64 matrix.

@@ -118,11 +118,12 @@ fn one_line(e: &anyhow::Error) -> String {
         .replace('\n', " ")
 }
 
-/// Prints `value` as JSON (with `--json`) or as `key: value` lines.
-pub(crate) fn emit(global: Global, value: &serde_json::Value) -> anyhow::Result<()> {
+/// Prints `value` as one JSON object (with `--json`) or as `key: value` lines.
+pub(crate) fn emit<T: serde::Serialize + ?Sized>(global: Global, value: &T) -> anyhow::Result<()> {
+    let value = serde_json::to_value(value)?;
     if global.json {
-        println!("{}", serde_json::to_string(value)?);
-    } else if let serde_json::Value::Object(m) = value {
+        println!("{}", serde_json::to_string(&value)?);
+    } else if let serde_json::Value::Object(m) = &value {
         for (k, v) in m {
             match v {
                 serde_json::Value::String(s) => println!("{k}: {s}"),
@@ -133,4 +134,22 @@ pub(crate) fn emit(global: Global, value: &serde_json::Value) -> anyhow::Result<
         println!("{value}");
     }
     Ok(())
+}
+
+/// An operation's summary and the file the command wrote it to: the summary's keys (those
+/// Python's dict has) plus `out`.
+#[derive(serde::Serialize)]
+pub(crate) struct Written<T> {
+    #[serde(flatten)]
+    summary: T,
+    out: String,
+}
+
+impl<T> Written<T> {
+    pub(crate) fn new(summary: T, out: &std::path::Path) -> Self {
+        Self {
+            summary,
+            out: out.display().to_string(),
+        }
+    }
 }

@@ -7,6 +7,7 @@ mod error;
 mod estimate;
 pub mod eval;
 pub mod metrics;
+pub mod ops;
 pub mod paper;
 pub mod report;
 mod server;

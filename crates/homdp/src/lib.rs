@@ -10,6 +10,7 @@ mod error;
 mod evaluate;
 mod guarantee;
 pub mod metrics;
+pub mod ops;
 pub mod paper;
 mod pattern;
 mod sensitivity;

@@ -68,6 +68,10 @@ def embed(
     bound: str = "component-aware",
     degree_bound: Optional[int] = None,
     seed: Optional[int] = None,
+    private_degree_rho: Optional[float] = None,
+    degree_quantile: float = 1.0,
+    clip: bool = False,
+    num_nodes_column: bool = False,
 ) -> Tuple[npt.NDArray[np.float64], dict[str, Any]]: ...
 
 class BudgetExceeded(DpgraphError): ...
@@ -145,6 +149,33 @@ def louvain(graph: Graph, resolution: float = 1.0, seed: int | None = None) -> n
 def modularity(graph: Graph, communities: Sequence[int], resolution: float = 1.0) -> float: ...
 def train_config(preset: str = "citation", overrides: str | None = None) -> str: ...
 def apply_fault(frame: bytes, fault: str) -> bytes: ...
+def simulate(
+    dataset: str,
+    clients: Optional[int] = None,
+    partition: str = "random",
+    split: Optional[str] = None,
+    generate_accounts: Optional[int] = None,
+    banks: int = 8,
+    method: str = "cefedgnn",
+    rounds: int = 20,
+    local_steps: int = 32,
+    sigma0: float = 1.0,
+    radius: Optional[float] = None,
+    delta: float = 1e-5,
+    clip: Optional[float] = None,
+    model: Optional[str] = None,
+    lr: Optional[float] = None,
+    gamma: float = 0.5,
+    beta: float = 0.5,
+    fanout: Optional[int] = None,
+    hidden: Optional[int] = None,
+    halo_average: Optional[float] = None,
+    grad_clip: Optional[float] = None,
+    gradient: str = "momentum",
+    dropout: Optional[float] = None,
+    seed: Optional[int] = None,
+    data_dir: Optional[str | os.PathLike[str]] = None,
+) -> dict[str, Any]: ...
 
 class FedClient:
     def __init__(

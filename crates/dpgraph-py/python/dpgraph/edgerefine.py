@@ -41,9 +41,12 @@ def refine(noisy, eps, k=0.01, true_edges=None, bins=10, tie_break="default", se
     """The EdgeRefine server: Jaccard similarities on the noisy graph, exact quantile bins and
     the deterministic top-K release of ⌊k·E⌋ edges. Without ``true_edges`` the server
     estimates E from the noisy graph (post-processing, no privacy cost). Returns ``(graph,
-    info)``; ``info`` has ``k_target``, ``k_real``, ``k_fake``, ``rho``, ``edges_used``,
-    ``edge_count_source`` and the bins. Same output as ``dpgraph --seed SEED edgerefine
-    refine``. Releases the GIL.
+    info)``; ``info`` is the record ``dpgraph edgerefine refine --json`` prints (the same Rust
+    value, without the CLI's ``out``): ``nodes``, ``released_edges``, ``edges_used``,
+    ``edge_count_source`` (``"supplied"`` or ``"estimated"``), ``edge_estimate`` (the estimate
+    and its standard error, or None), ``k_target``, ``k_real``, ``k_fake``, ``rho``, the bins,
+    ``tie_break``, ``seed``, ``eps`` (the release's ε-edge LDP) and the timings. Same release
+    as ``dpgraph --seed SEED edgerefine refine``. Releases the GIL.
     """
     return _native.refine(as_graph(noisy), eps, k, true_edges, bins, tie_break, seed)
 
@@ -53,9 +56,10 @@ def refine_calibrated(noisy, eps, calibration, k=0.01, true_edges=None, bins=10,
     :data:`CALIBRATIONS`: ``"jaccard-simple"``, ``"jaccard-isotonic"``, ``"jaccard-beta"``,
     ``"jaccard-temperature"``, ``"jaccard-histogram"`` (the paper's) or
     ``"adamic-adar-histogram"``), with the artifact's selection (ties by pair index); all pairs
-    in memory, at most 65,536 nodes. Returns ``(graph, info)``; ``info`` has ``k_target``,
-    ``k_real``, ``k_fake``, ``edges_used``, ``edge_count_source``, ``calibration``, ``levels``
-    (distinct calibrated probabilities) and ``fitted``. Same output as ``dpgraph --seed SEED
+    in memory, at most 65,536 nodes. Returns ``(graph, info)``; ``info`` (the CLI's record)
+    has ``nodes``, ``released_edges``, ``k_target``, ``k_real``, ``k_fake``, ``edges_used``,
+    ``edge_count_source``, ``edge_estimate``, ``calibration``, ``levels`` (distinct calibrated
+    probabilities), ``fitted``, ``seed``, ``eps`` and ``refine_s``. Same output as ``dpgraph --seed SEED
     edgerefine refine --calibration NAME``. Releases the GIL.
 
     >>> import numpy as np, dpgraph

@@ -44,16 +44,22 @@ def embed(
     seed=None,
     private_degree_rho=None,
     degree_quantile=1.0,
+    clip=False,
+    num_nodes_column=False,
 ):
     """The private embedding: densities plus Gaussian noise calibrated to each graph's smooth
-    sensitivity (σ_G = ‖S_G‖₂ / √(2ρ)). Returns ``(matrix, guarantee)``: a float64 array
-    (graphs × patterns) and a dict with ``eps``, ``delta`` (the (ε, δ) the (ρ', ω)-tCDP
-    guarantee implies), ``rho``, ``beta``, ``rho_prime``, ``omega``, ``sigmas`` (per graph) and
-    ``seed``.
+    sensitivity (σ_G = ‖S_G‖₂ / √(2ρ)). Returns ``(matrix, record)``: a float64 array
+    (graphs × patterns, plus |V(G)| last with ``num_nodes_column``) and the record ``dpgraph
+    homdp embed --json`` prints (the same Rust value, without the CLI's ``out``): ``eps``,
+    ``delta`` (the (ε, δ) the (ρ', ω)-tCDP guarantee implies), ``rho``, ``beta``, ``dim``,
+    ``rho_prime``, ``omega``, ``degree_rho``, ``patterns``, ``graphs``, ``columns``,
+    ``bound``, ``max_degree``, ``clip``, ``num_nodes_column``, ``private_degree``,
+    ``clipped``, ``sigmas`` (per graph), ``seed``, ``private``, ``noise`` and ``embed_s``.
 
     ``bound``: ``"component-aware"`` (default, correct for every pattern), ``"paper"`` (the
     paper's Theorem 4.5, wrong for disconnected patterns: for comparison only) or
-    ``"counting-lemma"``. ``degree_bound``: a public maximum degree (graphs above it raise).
+    ``"counting-lemma"``. ``degree_bound``: a public maximum degree (graphs above it raise, or
+    lose edges to it with ``clip=True``).
     ``private_degree_rho``: no public bound; estimate one privately with this zCDP budget
     (exponential mechanism covering a ``degree_quantile`` share of the graphs), clip stably to
     it and triple the sensitivity; the guarantee then includes the estimate (``degree_rho``),
@@ -72,4 +78,6 @@ def embed(
         seed,
         private_degree_rho,
         degree_quantile,
+        clip,
+        num_nodes_column,
     )

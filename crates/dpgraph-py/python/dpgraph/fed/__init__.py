@@ -7,6 +7,13 @@ for experiments by ``dpgraph fed partition``) and runs a :class:`FedClient`; the
 a :class:`FedServer`. Frames, announcements and final reports are ``bytes``; training runs in
 Rust with the GIL released.
 
+:func:`simulate` runs a whole federation in this process, as ``dpgraph fed simulate`` does (same
+keywords, same defaults, same record)::
+
+    import dpgraph.fed as fed
+    r = fed.simulate("aml-generated", generate_accounts=300, banks=3, rounds=1, local_steps=2, seed=7)
+    print(r["f1_mean"], r["eps"], r["not_covered"])
+
 Example (the whole protocol in one process)::
 
     import json, dpgraph.fed as fed
@@ -27,7 +34,7 @@ Example (the whole protocol in one process)::
     print(json.loads(server.report())["f1_mean"])
 """
 
-from .._native import FedClient, FedServer, ProtocolError, apply_fault, train_config
+from .._native import FedClient, FedServer, ProtocolError, apply_fault, simulate, train_config
 
 __all__ = [
     "FLOWER_VERSION",
@@ -35,6 +42,7 @@ __all__ = [
     "FedServer",
     "ProtocolError",
     "apply_fault",
+    "simulate",
     "train_config",
 ]
 

@@ -19,7 +19,7 @@ pub(crate) fn noise_rng(seed: Option<u64>, purpose: &str) -> PyResult<rand_chach
 /// perturb(graph, eps, seed=None) -> Graph
 ///
 /// The data owner's ε-edge randomized response on every pair of the upper triangle (ε-edge
-/// local DP), drawn as the CLI draws it (`edgerefine::report::perturb_report`: into the packed
+/// local DP), drawn by the operation the CLI uses (`edgerefine::ops::perturb`: into the packed
 /// report, 64 pairs per draw at ε ≤ ln 7). Without `seed`, noise comes from the OS CSPRNG;
 /// with it, the output equals `dpgraph --seed SEED edgerefine perturb`. Releases the GIL.
 #[pyfunction]
@@ -30,12 +30,13 @@ pub(crate) fn perturb(
     eps: f64,
     seed: Option<u64>,
 ) -> PyResult<Graph> {
-    let mut r = noise_rng(seed, edgerefine::streams::PERTURB)?;
+    // ε is refused here, once, with dp-core's message (as the CLI's parser does).
+    let eps = guard(|| dp_core::params::Epsilon::new(eps))?;
+    let noise = dp_core::rng::NoiseSource::from_seed(seed);
     let g = &graph.inner;
     let inner = py.detach(|| {
         guard(|| {
-            let rr = dp_core::mechanisms::RandomizedResponse::binary(eps)?;
-            let bytes = edgerefine::report::perturb_report(g, &rr, &mut r)?;
+            let (bytes, _) = ops::perturb(g, eps, noise)?;
             edgerefine::report::decode_report(&bytes).map(|(_, noisy)| noisy)
         })
     })?;

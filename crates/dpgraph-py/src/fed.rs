@@ -349,7 +349,7 @@ pub(crate) fn simulate<'py>(
     seed: Option<u64>,
     data_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use cefedgnn::ops::{RunOptions, TaskSpec};
+    use cefedgnn::ops::RunOptions;
     use cefedgnn::train::{AmlSplit, AmlTaskOptions};
 
     let name = dataset.to_ascii_lowercase();
@@ -397,44 +397,77 @@ pub(crate) fn simulate<'py>(
     } else {
         Some(crate::graph::installed_dir(py, &name, data_dir)?)
     };
+    let source = TaskSource {
+        name,
+        aml,
+        dir,
+        generate_accounts,
+        banks,
+        aml_options,
+        clients,
+        partition,
+    };
     let summary = py.detach(|| {
         guard(|| {
-            let mut rng = cefedgnn::train::task_rng(training_seed);
-            let (graph, nodes);
-            let spec = match &dir {
-                None => TaskSpec::GeneratedAml {
-                    accounts: generate_accounts.unwrap_or(4000),
-                    banks,
-                    options: aml_options,
-                },
-                Some(dir) if aml => {
-                    graph = cefedgnn::aml::load_by_name(&name, dir)?.to_account_graph()?;
-                    TaskSpec::Accounts {
-                        name: &name,
-                        graph: &graph,
-                        options: aml_options,
-                    }
-                }
-                Some(dir) => {
-                    let spec = graph_core::Registry::embedded().get(&name)?;
-                    let graph_core::Dataset::Nodes(d) = spec.load(dir)? else {
-                        return Err(FedError::InvalidParam {
-                            name: "dataset",
-                            value: name.clone(),
-                            reason: "not a node-classification dataset",
-                        });
-                    };
-                    nodes = d;
-                    TaskSpec::Nodes {
-                        dataset: &nodes,
-                        clients: clients.unwrap_or(5),
-                        partition,
-                    }
-                }
-            };
-            let task = spec.build(&mut rng)?;
+            let task = source.task(&mut cefedgnn::train::task_rng(training_seed))?;
             cefedgnn::ops::simulate(&task, &cfg, method, &mut |_| {}).map(|(_, s)| s)
         })
     })?;
     crate::error::record(py, &summary)
+}
+
+/// Where `simulate`'s task comes from: a generated AML graph (no data directory), an installed
+/// AML dataset or an installed node-classification dataset.
+struct TaskSource {
+    name: String,
+    aml: bool,
+    dir: Option<PathBuf>,
+    generate_accounts: Option<usize>,
+    banks: usize,
+    aml_options: cefedgnn::train::AmlTaskOptions,
+    clients: Option<usize>,
+    partition: cefedgnn::train::PartitionKind,
+}
+
+impl TaskSource {
+    /// Loads the data and builds the task as `dpgraph fed simulate` does.
+    fn task(
+        &self,
+        rng: &mut dp_core::rng::ChaCha8Rng,
+    ) -> Result<cefedgnn::train::FedTask, FedError> {
+        use cefedgnn::ops::TaskSpec;
+        let Some(dir) = &self.dir else {
+            let spec = TaskSpec::GeneratedAml {
+                accounts: self.generate_accounts.unwrap_or(4000),
+                banks: self.banks,
+                options: self.aml_options,
+            };
+            return spec.build(rng);
+        };
+        if self.aml {
+            let graph = cefedgnn::aml::load_by_name(&self.name, dir)?.to_account_graph()?;
+            let spec = TaskSpec::Accounts {
+                name: &self.name,
+                graph: &graph,
+                options: self.aml_options,
+            };
+            return spec.build(rng);
+        }
+        let graph_core::Dataset::Nodes(nodes) = graph_core::Registry::embedded()
+            .get(&self.name)?
+            .load(dir)?
+        else {
+            return Err(FedError::InvalidParam {
+                name: "dataset",
+                value: self.name.clone(),
+                reason: "not a node-classification dataset",
+            });
+        };
+        let spec = TaskSpec::Nodes {
+            dataset: &nodes,
+            clients: self.clients.unwrap_or(5),
+            partition: self.partition,
+        };
+        spec.build(rng)
+    }
 }

@@ -108,65 +108,7 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
     let reg = Registry::embedded();
     let dir = data_dir();
     match cmd {
-        DatasetsCmd::List => {
-            let rows: Vec<Value> = reg
-                .datasets()
-                .iter()
-                .map(|d| {
-                    json!({
-                        "name": d.name,
-                        "task": d.task.as_str(),
-                        "installed": d.is_installed(&dir),
-                        "graphs": d.expect.graphs.or(match d.task {
-                            graph_core::registry::Task::NodeClassification => Some(1),
-                            _ => None,
-                        }),
-                        "nodes": d.expect.nodes,
-                        "edges": d.expect.edges,
-                        "classes": d.expect.classes,
-                        "source": d.origin(),
-                        "verified_by": if d.checked_by_counts() { "counts" } else { "checksums" },
-                    })
-                })
-                .collect();
-            if global.json {
-                emit(
-                    global,
-                    &json!({ "data_dir": dir.display().to_string(), "datasets": rows }),
-                )
-            } else {
-                println!("data directory: {} (DPGRAPH_DATA)", dir.display());
-                println!(
-                    "{:<18} {:<22} {:<10} {:<9} {:>8} {:>10} {:>10} {:>8}",
-                    "name", "task", "installed", "source", "graphs", "nodes", "edges", "classes"
-                );
-                let s = |v: &Value| {
-                    if v.is_null() {
-                        "-".to_owned()
-                    } else {
-                        v.to_string()
-                    }
-                };
-                for r in rows {
-                    println!(
-                        "{:<18} {:<22} {:<10} {:<9} {:>8} {:>10} {:>10} {:>8}",
-                        r["name"].as_str().unwrap_or(""),
-                        r["task"].as_str().unwrap_or(""),
-                        if r["installed"] == json!(true) {
-                            "yes"
-                        } else {
-                            "no"
-                        },
-                        r["source"].as_str().unwrap_or(""),
-                        s(&r["graphs"]),
-                        s(&r["nodes"]),
-                        s(&r["edges"]),
-                        s(&r["classes"])
-                    );
-                }
-                Ok(())
-            }
-        }
+        DatasetsCmd::List => list(reg, &dir, global),
         DatasetsCmd::Info { name } => {
             let spec = reg.get(name)?;
             let ds = load_named(name)?;
@@ -180,65 +122,138 @@ pub(crate) fn run(cmd: &DatasetsCmd, global: Global) -> Result<()> {
             offline,
             timeout,
         } => {
-            let specs: Vec<&DatasetSpec> = if *all {
-                reg.datasets().iter().collect()
-            } else if names.is_empty() {
-                bail!("name the datasets to install, or pass --all");
-            } else {
-                names.iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
-            };
             let origin = origin(from.clone(), upstream.clone(), *offline, *timeout);
-            let mut bars = graph_core::install::ProgressBars::default();
-            let mut installer = Installer::new(&origin);
-            let mut rows = Vec::new();
-            let mut failed = Vec::new();
-            for spec in &specs {
-                let t = std::time::Instant::now();
-                let (name, report) = (spec.name.clone(), installer.install(spec, &dir, &mut bars));
-                let line = report.line(&name);
-                if !global.json {
-                    println!("{line} [{:.1} s]", t.elapsed().as_secs_f64());
-                }
-                let status = match &report {
-                    graph_core::install::Report::Installed { .. } => "installed",
-                    graph_core::install::Report::AlreadyInstalled => "already-installed",
-                    graph_core::install::Report::Skipped { .. } => "skipped",
-                    graph_core::install::Report::Failed(_) => {
-                        failed.push(name.clone());
-                        "failed"
-                    }
-                };
-                rows.push(json!({ "name": name, "status": status, "message": line,
-                                  "seconds": t.elapsed().as_secs_f64() }));
-            }
-            if global.json {
-                emit(
-                    global,
-                    &json!({ "data_dir": dir.display().to_string(), "datasets": rows }),
-                )?;
-            }
-            if !failed.is_empty() {
-                bail!(
-                    "{} of {} datasets failed to install: {}",
-                    failed.len(),
-                    specs.len(),
-                    failed.join(", ")
-                );
-            }
-            let skipped: Vec<&str> = rows
-                .iter()
-                .filter(|r| r["status"] == "skipped")
-                .filter_map(|r| r["name"].as_str())
-                .collect();
-            if !*all && !skipped.is_empty() {
-                bail!(
-                    "not installed: {} (see the steps above)",
-                    skipped.join(", ")
-                );
-            }
-            Ok(())
+            install(reg, &dir, names, *all, &origin, global)
         }
     }
+}
+
+/// `datasets list`: every registry dataset, installed or not.
+fn list(reg: &Registry, dir: &std::path::Path, global: Global) -> Result<()> {
+    let rows: Vec<Value> = reg
+        .datasets()
+        .iter()
+        .map(|d| {
+            json!({
+                "name": d.name,
+                "task": d.task.as_str(),
+                "installed": d.is_installed(dir),
+                "graphs": d.expect.graphs.or(match d.task {
+                    graph_core::registry::Task::NodeClassification => Some(1),
+                    _ => None,
+                }),
+                "nodes": d.expect.nodes,
+                "edges": d.expect.edges,
+                "classes": d.expect.classes,
+                "source": d.origin(),
+                "verified_by": if d.checked_by_counts() { "counts" } else { "checksums" },
+            })
+        })
+        .collect();
+    if global.json {
+        emit(
+            global,
+            &json!({ "data_dir": dir.display().to_string(), "datasets": rows }),
+        )
+    } else {
+        println!("data directory: {} (DPGRAPH_DATA)", dir.display());
+        println!(
+            "{:<18} {:<22} {:<10} {:<9} {:>8} {:>10} {:>10} {:>8}",
+            "name", "task", "installed", "source", "graphs", "nodes", "edges", "classes"
+        );
+        let s = |v: &Value| {
+            if v.is_null() {
+                "-".to_owned()
+            } else {
+                v.to_string()
+            }
+        };
+        for r in rows {
+            println!(
+                "{:<18} {:<22} {:<10} {:<9} {:>8} {:>10} {:>10} {:>8}",
+                r["name"].as_str().unwrap_or(""),
+                r["task"].as_str().unwrap_or(""),
+                if r["installed"] == json!(true) {
+                    "yes"
+                } else {
+                    "no"
+                },
+                r["source"].as_str().unwrap_or(""),
+                s(&r["graphs"]),
+                s(&r["nodes"]),
+                s(&r["edges"]),
+                s(&r["classes"])
+            );
+        }
+        Ok(())
+    }
+}
+
+/// `datasets install`: `names` (or every dataset with `all`) from `origin` into `dir`.
+fn install(
+    reg: &Registry,
+    dir: &std::path::Path,
+    names: &[String],
+    all: bool,
+    origin: &Origin,
+    global: Global,
+) -> Result<()> {
+    let specs: Vec<&DatasetSpec> = if all {
+        reg.datasets().iter().collect()
+    } else if names.is_empty() {
+        bail!("name the datasets to install, or pass --all");
+    } else {
+        names.iter().map(|n| reg.get(n)).collect::<Result<_, _>>()?
+    };
+    let mut bars = graph_core::install::ProgressBars::default();
+    let mut installer = Installer::new(origin);
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for spec in &specs {
+        let t = std::time::Instant::now();
+        let (name, report) = (spec.name.clone(), installer.install(spec, dir, &mut bars));
+        let line = report.line(&name);
+        if !global.json {
+            println!("{line} [{:.1} s]", t.elapsed().as_secs_f64());
+        }
+        let status = match &report {
+            graph_core::install::Report::Installed { .. } => "installed",
+            graph_core::install::Report::AlreadyInstalled => "already-installed",
+            graph_core::install::Report::Skipped { .. } => "skipped",
+            graph_core::install::Report::Failed(_) => {
+                failed.push(name.clone());
+                "failed"
+            }
+        };
+        rows.push(json!({ "name": name, "status": status, "message": line,
+                          "seconds": t.elapsed().as_secs_f64() }));
+    }
+    if global.json {
+        emit(
+            global,
+            &json!({ "data_dir": dir.display().to_string(), "datasets": rows }),
+        )?;
+    }
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} datasets failed to install: {}",
+            failed.len(),
+            specs.len(),
+            failed.join(", ")
+        );
+    }
+    let skipped: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["status"] == "skipped")
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    if !all && !skipped.is_empty() {
+        bail!(
+            "not installed: {} (see the steps above)",
+            skipped.join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn info(spec: &DatasetSpec, ds: &Dataset) -> Value {

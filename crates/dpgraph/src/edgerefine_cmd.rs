@@ -2,19 +2,15 @@
 
 use dp_core::params::Epsilon;
 use std::io::IsTerminal;
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use clap::Subcommand;
 use edgerefine::ops::{self, EdgeCount, NoisyGraph, RefineRequest};
-use edgerefine::report::{
-    FlipSampler, Report, ReportHeader, decode_report, is_report, perturb_report,
-};
+use edgerefine::report::{Report, decode_report, is_report};
 use edgerefine::{ArtifactCalibration, TieBreak};
 use graph_core::Graph;
 use graph_core::io::{read_edge_list, write_edge_list};
-use serde_json::json;
 
 use crate::{Global, Written, emit};
 
@@ -76,61 +72,7 @@ pub(crate) enum EdgeRefineCmd {
 
 pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
     match cmd {
-        EdgeRefineCmd::Perturb { graph, eps, out } => {
-            let g = read_edge_list(graph)?;
-            let source = dp_core::rng::NoiseSource::from_seed(global.seed);
-            let mut rng = source.rng(edgerefine::streams::PERTURB, 0)?;
-            let rr = dp_core::mechanisms::RandomizedResponse::binary(eps.get())?;
-            let to_report = out.extension().is_some_and(|e| e == "rr");
-            if !to_report {
-                // An edge list of the noisy graph needs 16 bytes per edge: refuse before drawing.
-                let n = g.num_nodes() as f64;
-                let expected = (1.0 - rr.keep_prob()) * n * (n - 1.0) / 2.0;
-                graph_core::limits::check_allocation(
-                    &format!(
-                        "the randomized-response release of {} nodes ({expected:.0} noisy \
-                         edges expected) as an edge list (a `.rr` report needs n²/16 bytes)",
-                        g.num_nodes()
-                    ),
-                    (16.0 * expected) as u64,
-                )?;
-            }
-            let t = Instant::now();
-            // Drawn straight into the report's packed body (memory: the report), whatever the
-            // output format, so `.rr` and edge-list outputs hold the same noisy graph.
-            let bytes = perturb_report(&g, &rr, &mut rng)?;
-            let secs = t.elapsed().as_secs_f64();
-            let header = ReportHeader::parse(&bytes)?;
-            let format = if to_report {
-                graph_core::io::write_atomic(out, &bytes)?;
-                match header.encoding {
-                    edgerefine::report::Encoding::Dense => "report (dense)",
-                    edgerefine::report::Encoding::Sparse => "report (sparse)",
-                }
-            } else {
-                let (_, noisy) = decode_report(&bytes)?;
-                drop(bytes);
-                write_edge_list(out, &noisy)?;
-                "edge list"
-            };
-            emit(
-                global,
-                &json!({
-                    "nodes": header.n,
-                    "noisy_edges": header.edges,
-                    "eps": eps,
-                    "format": format,
-                    "flip_sampler": match FlipSampler::for_flip(1.0 - rr.keep_prob()) {
-                        FlipSampler::Words => "words (bit-sliced, 64 pairs per draw)",
-                        FlipSampler::Skip => "geometric gaps",
-                    },
-                    "seed": global.seed,
-                    "noise": source.record(),
-                    "perturb_s": secs,
-                    "out": out.display().to_string(),
-                }),
-            )
-        }
+        EdgeRefineCmd::Perturb { graph, eps, out } => perturb(graph, *eps, out, global),
         EdgeRefineCmd::Refine {
             noisy,
             eps,
@@ -161,41 +103,96 @@ pub(crate) fn run(cmd: &EdgeRefineCmd, global: Global) -> Result<()> {
                     true_edges.map_or(EdgeCount::Estimated, EdgeCount::Supplied),
                 )
             };
-            if let Some(calibration) = *calibration {
-                let (release, summary) =
-                    ops::refine_artifact(&g.into_graph()?, &request, calibration)?;
-                write_edge_list(out, &release)?;
-                return emit(global, &Written::new(summary, out));
+            match calibration {
+                Some(c) => refine_artifact(g, &request, *c, out, global),
+                None => refine(g, &request, out, global),
             }
-            let bar = progress_bar(global);
-            let mut report = |done: usize, total: usize| {
-                if let Some(b) = &bar {
-                    b.set_length(total as u64);
-                    b.set_position(done as u64);
-                }
-            };
-            let r = match g {
-                Noisy::Graph(g) => ops::refine(NoisyGraph::Edges(&g), &request, &mut report),
-                // The rows straight from the packed body: no edge list of the noisy graph.
-                Noisy::Dense(rep) => {
-                    let edges = rep.header().edges;
-                    let rows = rep.to_bit_adjacency()?;
-                    drop(rep);
-                    ops::refine(
-                        NoisyGraph::Bits { rows: &rows, edges },
-                        &request,
-                        &mut report,
-                    )
-                }
-            };
-            if let Some(b) = bar {
-                b.finish_and_clear();
-            }
-            let (release, summary) = r?;
-            write_edge_list(out, &release)?;
-            emit(global, &Written::new(summary, out))
         }
     }
+}
+
+/// The owner's side: the noisy graph of `graph` written to `out` (a `.rr` report or an edge
+/// list).
+fn perturb(graph: &Path, eps: Epsilon, out: &Path, global: Global) -> Result<()> {
+    let g = read_edge_list(graph)?;
+    let to_report = out.extension().is_some_and(|e| e == "rr");
+    if !to_report {
+        // An edge list of the noisy graph needs 16 bytes per edge: refuse before drawing.
+        let n = g.num_nodes() as f64;
+        let expected = (1.0 - edgerefine::keep_probability(eps)?) * n * (n - 1.0) / 2.0;
+        graph_core::limits::check_allocation(
+            &format!(
+                "the randomized-response release of {} nodes ({expected:.0} noisy edges \
+                 expected) as an edge list (a `.rr` report needs n²/16 bytes)",
+                g.num_nodes()
+            ),
+            (16.0 * expected) as u64,
+        )?;
+    }
+    // Drawn straight into the report's packed body (memory: the report), whatever the output
+    // format, so `.rr` and edge-list outputs hold the same noisy graph.
+    let noise = dp_core::rng::NoiseSource::from_seed(global.seed);
+    let (bytes, summary) = ops::perturb(&g, eps, noise)?;
+    let format = if to_report {
+        graph_core::io::write_atomic(out, &bytes)?;
+        "report"
+    } else {
+        let (_, noisy) = decode_report(&bytes)?;
+        drop(bytes);
+        write_edge_list(out, &noisy)?;
+        "edge list"
+    };
+    #[derive(serde::Serialize)]
+    struct Perturbed {
+        #[serde(flatten)]
+        summary: ops::PerturbSummary,
+        format: &'static str,
+    }
+    emit(global, &Written::new(Perturbed { summary, format }, out))
+}
+
+/// The server's side with our calibration: the release of `g` written to `out`.
+fn refine(g: Noisy, request: &RefineRequest, out: &Path, global: Global) -> Result<()> {
+    let bar = progress_bar(global);
+    let mut report = |done: usize, total: usize| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    };
+    let r = match g {
+        Noisy::Graph(g) => ops::refine(NoisyGraph::Edges(&g), request, &mut report),
+        // The rows straight from the packed body: no edge list of the noisy graph.
+        Noisy::Dense(rep) => {
+            let edges = rep.header().edges;
+            let rows = rep.to_bit_adjacency()?;
+            drop(rep);
+            ops::refine(
+                NoisyGraph::Bits { rows: &rows, edges },
+                request,
+                &mut report,
+            )
+        }
+    };
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let (release, summary) = r?;
+    write_edge_list(out, &release)?;
+    emit(global, &Written::new(summary, out))
+}
+
+/// The server's side under one of the artifact's calibrations.
+fn refine_artifact(
+    g: Noisy,
+    request: &RefineRequest,
+    calibration: ArtifactCalibration,
+    out: &Path,
+    global: Global,
+) -> Result<()> {
+    let (release, summary) = ops::refine_artifact(&g.into_graph()?, request, calibration)?;
+    write_edge_list(out, &release)?;
+    emit(global, &Written::new(summary, out))
 }
 
 /// A bar for the refine's progress (work done / total, rate, ETA) on stderr, or none when

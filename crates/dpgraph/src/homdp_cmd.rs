@@ -1,6 +1,7 @@
 //! `dpgraph homdp count | density | account | embed`: homomorphism counts and densities of
 //! pattern sets, the homdp guarantee, and the private embedding of a graph collection.
 
+use dp_core::params::{Delta, Rho};
 use dp_core::rng::{NoiseSource, Seeds};
 use std::path::{Path, PathBuf};
 
@@ -53,57 +54,61 @@ pub(crate) enum HomdpCmd {
     },
     /// Private embedding: D sampled forest patterns (the paper's law), noisy densities of every
     /// graph, written as a `.npy` f64 matrix [graphs, D(+1)].
-    Embed {
-        /// An installed registry dataset.
-        #[arg(long, conflicts_with = "graphs", required_unless_present = "graphs")]
-        dataset: Option<String>,
-        /// Graph set (graph-set JSON under the key "graphs").
-        #[arg(long)]
-        graphs: Option<PathBuf>,
-        /// Noise parameter ρ (> 0).
-        #[arg(long, allow_negative_numbers = true)]
-        rho: f64,
-        /// Target δ in (0, 1).
-        #[arg(long, allow_negative_numbers = true)]
-        delta: f64,
-        /// Number of patterns D.
-        #[arg(long)]
-        num_patterns: usize,
-        /// Public degree bound Δ (default: none, Δ = n per graph).
-        #[arg(long)]
-        max_degree: Option<usize>,
-        /// Sensitivity bound: `component-aware` (correct for every pattern; `components` also
-        /// accepted), `paper` (Theorem 4.5 as printed: under-estimates the noise for
-        /// disconnected patterns) or `counting-lemma` (global, no degree bound used).
-        #[arg(long, value_parser = crate::choices::parser::<SensitivityBound>(),
-              default_value_t = SensitivityBound::ComponentAware)]
-        bound: SensitivityBound,
-        /// Clip graphs above --max-degree (drop edges) instead of failing.
-        #[arg(long, requires = "max_degree")]
-        clip: bool,
-        /// Without a public bound: estimate Δ privately with this zCDP budget ρ_Δ (> 0;
-        /// exponential mechanism), clip stably to it and triple the sensitivity; ρ_Δ is
-        /// composed into the reported guarantee.
-        #[arg(long, allow_negative_numbers = true, conflicts_with_all = ["max_degree", "clip"])]
-        private_degree_rho: Option<f64>,
-        /// Share of graphs the private bound should cover, in (0, 1].
-        #[arg(
-            long,
-            default_value_t = 1.0,
-            allow_negative_numbers = true,
-            requires = "private_degree_rho"
-        )]
-        degree_quantile: f64,
-        /// Append |V(G)| (public under edge-level DP) as a last, un-noised column.
-        #[arg(long)]
-        num_nodes_column: bool,
-        /// Output matrix (`.npy`, little-endian f64, C order).
-        #[arg(long)]
-        out: PathBuf,
-        /// Also write the sampled patterns (graph-set JSON under "patterns").
-        #[arg(long)]
-        patterns_out: Option<PathBuf>,
-    },
+    Embed(EmbedArgs),
+}
+
+/// The flags of `homdp embed`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct EmbedArgs {
+    /// An installed registry dataset.
+    #[arg(long, conflicts_with = "graphs", required_unless_present = "graphs")]
+    dataset: Option<String>,
+    /// Graph set (graph-set JSON under the key "graphs").
+    #[arg(long)]
+    graphs: Option<PathBuf>,
+    /// Noise parameter ρ (finite, > 0; refused here otherwise).
+    #[arg(long, allow_negative_numbers = true)]
+    rho: Rho,
+    /// Target δ in (0, 1) (refused here otherwise).
+    #[arg(long, allow_negative_numbers = true)]
+    delta: Delta,
+    /// Number of patterns D.
+    #[arg(long)]
+    num_patterns: usize,
+    /// Public degree bound Δ (default: none, Δ = n per graph).
+    #[arg(long)]
+    max_degree: Option<usize>,
+    /// Sensitivity bound: `component-aware` (correct for every pattern; `components` also
+    /// accepted), `paper` (Theorem 4.5 as printed: under-estimates the noise for
+    /// disconnected patterns) or `counting-lemma` (global, no degree bound used).
+    #[arg(long, value_parser = crate::choices::parser::<SensitivityBound>(),
+          default_value_t = SensitivityBound::ComponentAware)]
+    bound: SensitivityBound,
+    /// Clip graphs above --max-degree (drop edges) instead of failing.
+    #[arg(long, requires = "max_degree")]
+    clip: bool,
+    /// Without a public bound: estimate Δ privately with this zCDP budget ρ_Δ (> 0;
+    /// exponential mechanism), clip stably to it and triple the sensitivity; ρ_Δ is
+    /// composed into the reported guarantee.
+    #[arg(long, allow_negative_numbers = true, conflicts_with_all = ["max_degree", "clip"])]
+    private_degree_rho: Option<Rho>,
+    /// Share of graphs the private bound should cover, in (0, 1].
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        allow_negative_numbers = true,
+        requires = "private_degree_rho"
+    )]
+    degree_quantile: f64,
+    /// Append |V(G)| (public under edge-level DP) as a last, un-noised column.
+    #[arg(long)]
+    num_nodes_column: bool,
+    /// Output matrix (`.npy`, little-endian f64, C order).
+    #[arg(long)]
+    out: PathBuf,
+    /// Also write the sampled patterns (graph-set JSON under "patterns").
+    #[arg(long)]
+    patterns_out: Option<PathBuf>,
 }
 
 pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
@@ -148,60 +153,64 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
                 }),
             )
         }
-        HomdpCmd::Embed {
-            dataset,
-            graphs,
-            rho,
-            delta,
-            num_patterns,
-            max_degree,
-            bound,
-            clip,
-            private_degree_rho,
-            degree_quantile,
-            num_nodes_column,
-            out,
-            patterns_out,
-        } => {
-            let private_degree = private_degree_rho
-                .map(|r| homdp::PrivateDegree::new(r, *degree_quantile))
-                .transpose()?;
-            if *num_patterns == 0 {
-                bail!("--num-patterns must be at least 1");
-            }
-            let gs = match (dataset, graphs) {
-                (Some(name), None) => dataset_graphs(name)?,
-                (None, Some(p)) => read_graphs(p)?,
-                _ => bail!("give exactly one of --dataset NAME or --graphs FILE"),
-            };
-            // Patterns are public: a seeded stream of their own; the noise from the OS CSPRNG
-            // unless --seed asks for a reproducible (non-private) run.
-            let mut pattern_rng = match global.seed {
-                Some(s) => Seeds::new(s).chacha20(homdp::streams::PATTERNS, 0),
-                None => dp_core::rng::os_rng()?,
-            };
-            let pats = PatternSampler::forests().sample_many(*num_patterns, &mut pattern_rng);
-            let params = EmbeddingParams::new(*rho)
-                .delta(*delta)
-                .bound(*bound)
-                .degree_bound(*max_degree)
-                .clip_to_degree_bound(*clip)
-                .private_degree(private_degree)
-                .append_num_nodes(*num_nodes_column);
-            let noise = NoiseSource::from_seed(global.seed);
-            let (values, summary) = homdp::ops::embed(&pats, &gs, &params, noise)?;
-            let (rows, cols) = values.dim();
-            let data: Vec<f64> = values.iter().copied().collect();
-            write_atomic(out, &npy_f64(&data, rows, cols))
-                .with_context(|| format!("writing {}", out.display()))?;
-            if let Some(p) = patterns_out {
-                let set = json!({ "patterns": summary.patterns });
-                write_atomic(p, serde_json::to_string(&set)?.as_bytes())
-                    .with_context(|| format!("writing {}", p.display()))?;
-            }
-            emit(global, &Written::new(summary, out))
-        }
+        HomdpCmd::Embed(args) => embed(args, global),
     }
+}
+
+/// The private embedding of `args`' graphs, written as `.npy`.
+fn embed(args: &EmbedArgs, global: Global) -> Result<()> {
+    let EmbedArgs {
+        dataset,
+        graphs,
+        rho,
+        delta,
+        num_patterns,
+        max_degree,
+        bound,
+        clip,
+        private_degree_rho,
+        degree_quantile,
+        num_nodes_column,
+        out,
+        patterns_out,
+    } = args;
+    let private_degree = private_degree_rho
+        .map(|r| homdp::PrivateDegree::new(r.get(), *degree_quantile))
+        .transpose()?;
+    if *num_patterns == 0 {
+        bail!("--num-patterns must be at least 1");
+    }
+    let gs = match (dataset, graphs) {
+        (Some(name), None) => dataset_graphs(name)?,
+        (None, Some(p)) => read_graphs(p)?,
+        _ => bail!("give exactly one of --dataset NAME or --graphs FILE"),
+    };
+    // Patterns are public: a seeded stream of their own; the noise from the OS CSPRNG
+    // unless --seed asks for a reproducible (non-private) run.
+    let mut pattern_rng = match global.seed {
+        Some(s) => Seeds::new(s).chacha20(homdp::streams::PATTERNS, 0),
+        None => dp_core::rng::os_rng()?,
+    };
+    let pats = PatternSampler::forests().sample_many(*num_patterns, &mut pattern_rng);
+    let params = EmbeddingParams::new(rho.get())
+        .delta(delta.get())
+        .bound(*bound)
+        .degree_bound(*max_degree)
+        .clip_to_degree_bound(*clip)
+        .private_degree(private_degree)
+        .append_num_nodes(*num_nodes_column);
+    let noise = NoiseSource::from_seed(global.seed);
+    let (values, summary) = homdp::ops::embed(&pats, &gs, &params, noise)?;
+    let (rows, cols) = values.dim();
+    let data: Vec<f64> = values.iter().copied().collect();
+    write_atomic(out, &npy_f64(&data, rows, cols))
+        .with_context(|| format!("writing {}", out.display()))?;
+    if let Some(p) = patterns_out {
+        let set = json!({ "patterns": summary.patterns });
+        write_atomic(p, serde_json::to_string(&set)?.as_bytes())
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    emit(global, &Written::new(summary, out))
 }
 
 fn read_graphs(p: &Path) -> Result<Vec<Graph>> {

@@ -65,7 +65,10 @@ fn binary_report_round_trips_and_refines_like_the_text_one() {
     let a = perturb(&rr);
     let b = perturb(&txt);
     assert_eq!(a["noisy_edges"], b["noisy_edges"]);
-    assert_eq!(a["format"], "report (dense)");
+    assert_eq!(
+        (a["format"].as_str(), a["encoding"].as_str()),
+        (Some("report"), Some("dense"))
+    );
     assert_eq!(b["format"], "edge list");
     assert_eq!(&std::fs::read(&rr).unwrap()[..8], b"\x89DPGRR\r\n");
     // The binary report is smaller than the text one.

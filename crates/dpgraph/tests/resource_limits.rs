@@ -84,7 +84,10 @@ fn a_dense_report_of_600_million_noisy_edges_fits_in_the_same_limit() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["format"], "report (dense)");
+    assert_eq!(
+        (json["format"].as_str(), json["encoding"].as_str()),
+        (Some("report"), Some("dense"))
+    );
     let pairs = 50_000.0 * 49_999.0 / 2.0;
     let q = 1.0 / (1.0 + 0.1f64.exp());
     let m = json["noisy_edges"].as_f64().unwrap();

@@ -25,16 +25,91 @@
 
 use std::time::Instant;
 
+use dp_core::mechanisms::RandomizedResponse;
 use dp_core::params::Epsilon;
+use dp_core::rng::{NoiseRecord, NoiseSource};
 use graph_core::{BitAdjacency, Graph};
 use serde::Serialize;
 
 use crate::error::Result;
 use crate::estimate::{EdgeEstimate, estimate_edges};
+use crate::report::{Encoding, FlipSampler, ReportHeader, perturb_report};
 use crate::server::{
     ArtifactCalibration, CalibratedParams, RefineParams, Release, TieBreak, Timings,
     refine_bits_with_progress, refine_calibrated, refine_with_progress,
 };
+
+/// The record of the data owner's randomized response: what `dpgraph edgerefine perturb`
+/// prints (with the output file and its format).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PerturbSummary {
+    /// Nodes n.
+    pub nodes: u64,
+    /// Edges of the noisy graph.
+    pub noisy_edges: u64,
+    /// The guarantee: ε-edge local DP of the report.
+    pub eps: Epsilon,
+    /// The keep probability `e^ε/(1+e^ε)`.
+    pub keep_probability: f64,
+    /// The report's body: `"dense"` (bit-packed rows) or `"sparse"` (sorted pairs).
+    pub encoding: &'static str,
+    /// How the flips of non-edges were drawn.
+    pub flip_sampler: &'static str,
+    /// The seed of a reproducible (not private) run.
+    pub seed: Option<u64>,
+    /// The noise record.
+    pub noise: NoiseRecord,
+    /// Wall-clock seconds of the draw.
+    pub perturb_s: f64,
+}
+
+/// The data owner's ε-edge randomized response on every pair of `graph`'s upper triangle,
+/// drawn straight into a report's packed body ([`perturb_report`], stream
+/// [`crate::streams::PERTURB`] of `noise`), and its summary. The CLI writes the bytes as a
+/// `.rr` file or decodes them to an edge list; Python decodes them to a graph: the same noisy
+/// graph for the same seed.
+///
+/// # Errors
+/// [`perturb_report`]'s, and [`crate::EdgeRefineError::Dp`] when the operating system gives no
+/// entropy.
+///
+/// # Privacy
+/// ε-edge local DP (randomized response on each pair, Warner). With a seeded `noise` the report
+/// is reproducible and therefore not private; the summary says so.
+///
+/// # Complexity
+/// O(n²/64) words for a dense report, O(m + flips) for a sparse one.
+pub fn perturb(
+    graph: &Graph,
+    eps: Epsilon,
+    noise: NoiseSource,
+) -> Result<(Vec<u8>, PerturbSummary)> {
+    let rr = RandomizedResponse::binary(eps.get())?;
+    let mut rng = noise.rng(crate::streams::PERTURB, 0)?;
+    let t = Instant::now();
+    let bytes = perturb_report(graph, &rr, &mut rng)?;
+    let perturb_s = t.elapsed().as_secs_f64();
+    let header = ReportHeader::parse(&bytes)?;
+    let record = noise.record();
+    let summary = PerturbSummary {
+        nodes: header.n,
+        noisy_edges: header.edges,
+        eps,
+        keep_probability: rr.keep_prob(),
+        encoding: match header.encoding {
+            Encoding::Dense => "dense",
+            Encoding::Sparse => "sparse",
+        },
+        flip_sampler: match FlipSampler::for_flip(1.0 - rr.keep_prob()) {
+            FlipSampler::Words => "words (bit-sliced, 64 pairs per draw)",
+            FlipSampler::Skip => "geometric gaps",
+        },
+        seed: record.seed,
+        noise: record,
+        perturb_s,
+    };
+    Ok((bytes, summary))
+}
 
 /// Where the true edge count E of the budget `⌊k·E⌋` comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -209,7 +209,7 @@ fn library(g: &Graph, eps: f64, k: f64, seed: u64) -> Result<()> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let typed = dp_core::params::Epsilon::new(eps)?;
     let noisy = perturb(g, typed, &mut rng)?;
-    let e = estimate_edges(noisy.num_nodes(), eps, noisy.num_edges() as u64)?.edges;
+    let e = estimate_edges(noisy.num_nodes(), typed, noisy.num_edges() as u64)?.edges;
     let params = RefineParams {
         k,
         seed,

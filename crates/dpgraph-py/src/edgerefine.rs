@@ -185,7 +185,7 @@ fn header_dict<'py>(
     let d = PyDict::new(py);
     d.set_item("num_nodes", h.n)?;
     d.set_item("noisy_edges", h.edges)?;
-    d.set_item("eps", h.eps)?;
+    d.set_item("eps", h.eps.get())?;
     d.set_item("keep_probability", h.keep_prob)?;
     d.set_item(
         "encoding",
@@ -212,6 +212,8 @@ pub(crate) fn write_report<'py>(
     path: std::path::PathBuf,
 ) -> PyResult<Bound<'py, PyDict>> {
     let g = &noisy.inner;
+    // ε is refused here, once, with dp-core's message.
+    let eps = guard(|| dp_core::params::Epsilon::new(eps))?;
     let h = py.detach(|| guard(|| edgerefine::report::write_report(&path, g, eps)))?;
     header_dict(py, &h)
 }

@@ -131,6 +131,9 @@ pub(crate) fn embed<'py>(
     num_nodes_column: bool,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyAny>)> {
     let bound: homdp::SensitivityBound = crate::choices::parse(bound)?;
+    // ρ and δ are refused here, once, with dp-core's messages (as the CLI's parser does).
+    let rho = guard(|| dp_core::params::Rho::new(rho))?;
+    let delta = guard(|| dp_core::params::Delta::new(delta))?;
     let private_degree = private_degree_rho
         .map(|r| guard(|| homdp::PrivateDegree::new(r, degree_quantile)))
         .transpose()?;

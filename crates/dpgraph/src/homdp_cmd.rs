@@ -139,7 +139,8 @@ pub(crate) fn run(cmd: &HomdpCmd, global: Global) -> Result<()> {
             delta,
             beta,
         } => {
-            let g = Guarantee::new(*rho, beta.unwrap_or(*rho / 5.0), *patterns, *delta)?;
+            let beta = beta.unwrap_or(*rho / 5.0);
+            let g = Guarantee::new(Rho::new(*rho)?, beta, *patterns, Delta::new(*delta)?)?;
             emit(
                 global,
                 &json!({
@@ -192,8 +193,8 @@ fn embed(args: &EmbedArgs, global: Global) -> Result<()> {
         None => dp_core::rng::os_rng()?,
     };
     let pats = PatternSampler::forests().sample_many(*num_patterns, &mut pattern_rng);
-    let params = EmbeddingParams::new(rho.get())
-        .delta(delta.get())
+    let params = EmbeddingParams::new(*rho)
+        .delta(*delta)
         .bound(*bound)
         .degree_bound(*max_degree)
         .clip_to_degree_bound(*clip)

@@ -140,7 +140,7 @@ fn without_true_edges_the_count_is_estimated_and_said_so() {
     let mut json_args = args.to_vec();
     json_args.push("--json");
     let v = ok_json(&dpgraph(&json_args, d.path()));
-    let est = edgerefine::estimate_edges(150, 3.0, m).unwrap();
+    let est = edgerefine::estimate_edges(150, "3".parse().unwrap(), m).unwrap();
     assert_eq!(v["edges_used"].as_u64(), Some(est.edges));
     assert_eq!(v["edge_estimate"]["edges"].as_u64(), Some(est.edges));
     assert!((v["edge_estimate"]["std_error"].as_f64().unwrap() - est.std_error).abs() < 1e-9);

@@ -19,7 +19,8 @@ fn io_bench(c: &mut Criterion) {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (txt, rr) = (dir.join("noisy.txt"), dir.join("noisy.rr"));
     write_edge_list(&txt, &noisy).expect("write text");
-    write_report(&rr, &noisy, 1.0).expect("write report");
+    let eps = dp_core::params::Epsilon::new(1.0).expect("ε = 1");
+    write_report(&rr, &noisy, eps).expect("write report");
     let text_len = std::fs::metadata(&txt).expect("text").len();
     let rr_len = std::fs::metadata(&rr).expect("report").len();
 
@@ -45,7 +46,7 @@ fn io_bench(c: &mut Criterion) {
         b.iter(|| write_edge_list(&txt, &noisy).expect("write"))
     });
     grp.bench_function("binary report", |b| {
-        b.iter(|| write_report(&rr, &noisy, 1.0).expect("write"))
+        b.iter(|| write_report(&rr, &noisy, eps).expect("write"))
     });
     grp.finish();
     let _ = std::fs::remove_dir_all(&dir);

@@ -39,7 +39,7 @@ pub struct EdgeEstimate {
 /// `Ê` is approximately normal for large `N`.
 ///
 /// # Errors
-/// [`EdgeRefineError::InvalidParam`] for a bad ε, for ε so small that `2p − 1` is 0 in floating
+/// [`EdgeRefineError::InvalidParam`] for ε so small that `2p − 1` is 0 in floating
 /// point, or for `noisy_edges > N`.
 ///
 /// # Privacy
@@ -51,17 +51,17 @@ pub struct EdgeEstimate {
 ///
 /// # Example
 /// ```
-/// let e = edgerefine::estimate_edges(1000, 1.0, 135_000)?;
+/// let e = edgerefine::estimate_edges(1000, "1".parse()?, 135_000)?;
 /// assert!(e.std_error > 0.0 && !e.clamped);
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn estimate_edges(n: usize, eps: f64, noisy_edges: u64) -> Result<EdgeEstimate> {
-    let p = keep_probability(Epsilon::new(eps)?)?;
+pub fn estimate_edges(n: usize, eps: Epsilon, noisy_edges: u64) -> Result<EdgeEstimate> {
+    let p = keep_probability(eps)?;
     let gap = 2.0 * p - 1.0;
     if gap <= 0.0 {
         return Err(EdgeRefineError::InvalidParam {
             name: "eps",
-            value: eps,
+            value: eps.get(),
             reason: "too small: 2p − 1 = 0 in floating point, E cannot be estimated",
         });
     }
@@ -116,7 +116,8 @@ mod tests {
                 &mut dp_core::rng::seeded_rng(1000 + seed),
             )
             .unwrap();
-            let e = estimate_edges(400, 1.0, noisy.num_edges() as u64).unwrap();
+            let e =
+                estimate_edges(400, Epsilon::new(1.0).unwrap(), noisy.num_edges() as u64).unwrap();
             sum += e.estimate;
             se = e.std_error;
         }
@@ -136,39 +137,38 @@ mod tests {
         let pairs = 100 * 99 / 2;
         // m̃ equal to its mean for E = 300 gives back 300 exactly (up to rounding).
         let m = (pairs as f64 * (1.0 - p) + (2.0 * p - 1.0) * 300.0).round() as u64;
-        let e = estimate_edges(100, 2.0, m).unwrap();
+        let e = estimate_edges(100, Epsilon::new(2.0).unwrap(), m).unwrap();
         assert!((e.estimate - 300.0).abs() < 1.0 / (2.0 * p - 1.0));
         assert_eq!(e.pairs, pairs);
         assert!(!e.clamped);
         let se = (pairs as f64 * p * (1.0 - p)).sqrt() / (2.0 * p - 1.0);
         assert_eq!(e.std_error.to_bits(), se.to_bits());
         // No noisy edges: the estimate is negative and clamps to 0.
-        let low = estimate_edges(100, 2.0, 0).unwrap();
+        let low = estimate_edges(100, Epsilon::new(2.0).unwrap(), 0).unwrap();
         assert!(low.estimate < 0.0 && low.clamped && low.edges == 0);
         // Every pair reported: above N, clamps to N.
-        let high = estimate_edges(100, 2.0, pairs).unwrap();
+        let high = estimate_edges(100, Epsilon::new(2.0).unwrap(), pairs).unwrap();
         assert!(high.estimate > pairs as f64 && high.clamped && high.edges == pairs);
     }
 
     #[test]
     fn bad_inputs_are_typed_errors() {
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            assert!(matches!(
-                estimate_edges(10, bad, 3),
-                Err(EdgeRefineError::InvalidParam { name: "eps", .. })
-            ));
-        }
         assert!(matches!(
-            estimate_edges(10, 1e-300, 3),
+            estimate_edges(10, Epsilon::new(1e-300).unwrap(), 3),
             Err(EdgeRefineError::InvalidParam { name: "eps", .. })
         ));
         assert!(matches!(
-            estimate_edges(10, 1.0, 46),
+            estimate_edges(10, Epsilon::new(1.0).unwrap(), 46),
             Err(EdgeRefineError::InvalidParam {
                 name: "noisy_edges",
                 ..
             })
         ));
-        assert_eq!(estimate_edges(1, 1.0, 0).unwrap().pairs, 0);
+        assert_eq!(
+            estimate_edges(1, Epsilon::new(1.0).unwrap(), 0)
+                .unwrap()
+                .pairs,
+            0
+        );
     }
 }

@@ -159,7 +159,7 @@ impl EdgeCount {
                 edge_estimate: None,
             },
             Self::Estimated => {
-                let est = estimate_edges(n, eps.get(), noisy_edges)?;
+                let est = estimate_edges(n, eps, noisy_edges)?;
                 EdgeCountUsed {
                     edges_used: est.edges,
                     edge_count_source: EdgeCountSource::Estimated,
@@ -318,7 +318,7 @@ impl RefineSummary {
                 k_real: release.k_real,
                 k_fake: release.k_fake,
             },
-            keep_probability: release.rho,
+            keep_probability: release.keep_probability,
             bin_edges: release.bin_edges.clone(),
             bin_probability: release.bin_probability.clone(),
             bin_pairs: release.bin_pairs.clone(),
@@ -435,7 +435,7 @@ mod tests {
         assert_eq!(s.edge_count_source, EdgeCountSource::Supplied);
         assert!(s.edge_estimate.is_none());
         let e = EdgeCount::Estimated.resolve(50, eps, 400).unwrap();
-        let direct = estimate_edges(50, 2.0, 400).unwrap();
+        let direct = estimate_edges(50, eps, 400).unwrap();
         assert_eq!(e.edges_used, direct.edges);
         assert_eq!(e.edge_estimate, Some(direct));
         // More noisy edges than pairs is refused, not clamped.

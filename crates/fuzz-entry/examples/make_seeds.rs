@@ -122,8 +122,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     seeds.push((
         "report_rr",
         vec![
-            ("dense", edgerefine::report::encode_report(&dense, 1.0)?),
-            ("sparse", edgerefine::report::encode_report(&g, 2.0)?),
+            (
+                "dense",
+                edgerefine::report::encode_report(&dense, "1".parse()?)?,
+            ),
+            (
+                "sparse",
+                edgerefine::report::encode_report(&g, "2".parse()?)?,
+            ),
         ],
     ));
     // Planetoid: a 4-node set of Python-2-style pickles assembled opcode by opcode (csr

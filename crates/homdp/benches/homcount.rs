@@ -72,7 +72,8 @@ fn bench_hiv(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("hiv_{}_graphs", graphs.len()));
     group.sample_size(10);
     // The paper's setting: Δ = 10, ρ = 0.01, counts (scaled densities) + Gaussian noise.
-    let params = EmbeddingParams::new(0.01).degree_bound(Some(10));
+    let params = EmbeddingParams::new(dp_core::params::Rho::new(0.01).expect("ρ = 0.01"))
+        .degree_bound(Some(10));
     let mut noise = dp_core::rng::seeded_rng(7);
     group.bench_function("embed_50_forests_rho_0.01", |b| {
         b.iter(|| embed(black_box(&forests), black_box(&graphs), &params, &mut noise).expect("ok"))

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use dp_core::calibrate::gaussian_sigma_zcdp;
 use dp_core::float::{inflate_ops, mul_up};
 use dp_core::mechanisms::GaussianParams;
+use dp_core::params::{Delta, Rho};
 use graph_core::Graph;
 use ndarray::{Array2, ArrayView2};
 use rand::CryptoRng;
@@ -30,16 +31,18 @@ use crate::sensitivity::{
 ///
 /// # Example
 /// ```
+/// use dp_core::params::Rho;
 /// use homdp::{EmbeddingParams, SensitivityBound};
-/// let p = EmbeddingParams::new(0.01)
+/// let p = EmbeddingParams::new(Rho::new(0.01)?) // ρ ≤ 0 or NaN is refused here
 ///     .degree_bound(Some(10))
 ///     .bound(SensitivityBound::PaperTheorem45)
 ///     .append_num_nodes(true);
 /// assert_eq!(p.rho(), 0.01);
+/// # Ok::<(), dp_core::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct EmbeddingParams {
-    rho: f64,
+    rho: Rho,
     #[serde(flatten)]
     options: ReleaseOptions,
 }
@@ -49,7 +52,7 @@ pub struct EmbeddingParams {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct ReleaseOptions {
     /// Target δ of the (ε, δ) conversion.
-    pub delta: f64,
+    pub delta: Delta,
     /// β of the smooth sensitivity (`None`: ρ/5, the reference code).
     pub beta: Option<f64>,
     /// Which sensitivity bound calibrates the noise.
@@ -71,7 +74,7 @@ impl Default for ReleaseOptions {
     /// no `|V(G)|` column.
     fn default() -> Self {
         Self {
-            delta: 1e-6,
+            delta: Delta::TEN_TO_MINUS_6,
             beta: None,
             bound: SensitivityBound::ComponentAware,
             degree_bound: None,
@@ -83,13 +86,13 @@ impl Default for ReleaseOptions {
 }
 
 impl EmbeddingParams {
-    /// Noise parameter ρ (`σ_G = ‖S_G‖₂ / sqrt(2ρ)`); validated by [`embed`].
-    pub fn new(rho: f64) -> Self {
+    /// Noise parameter ρ (`σ_G = ‖S_G‖₂ / sqrt(2ρ)`).
+    pub fn new(rho: Rho) -> Self {
         Self::with_options(rho, ReleaseOptions::default())
     }
 
     /// Noise parameter ρ with the other settings of `options`.
-    pub fn with_options(rho: f64, options: ReleaseOptions) -> Self {
+    pub fn with_options(rho: Rho, options: ReleaseOptions) -> Self {
         Self { rho, options }
     }
 
@@ -100,7 +103,7 @@ impl EmbeddingParams {
 
     /// Target δ of the (ε, δ) conversion.
     #[must_use]
-    pub fn delta(mut self, delta: f64) -> Self {
+    pub fn delta(mut self, delta: Delta) -> Self {
         self.options.delta = delta;
         self
     }
@@ -149,12 +152,12 @@ impl EmbeddingParams {
 
     /// ρ.
     pub fn rho(&self) -> f64 {
-        self.rho
+        self.rho.get()
     }
 
     /// β as it will be used (ρ/5 unless set).
     pub fn effective_beta(&self) -> f64 {
-        self.options.beta.unwrap_or(self.rho / 5.0)
+        self.options.beta.unwrap_or(self.rho.get() / 5.0)
     }
 }
 
@@ -248,7 +251,7 @@ impl PrivateEmbedding {
 /// let graphs: Vec<_> = (0..20).map(|_| erdos_renyi(25, 0.15, &mut rng)).collect::<Result<_, _>>()?;
 /// let pats = PatternSampler::forests().sample_many(50, &mut rng);
 /// let mut noise = dp_core::rng::seeded_rng(7);
-/// let params = EmbeddingParams::new(0.01).append_num_nodes(true);
+/// let params = EmbeddingParams::new("0.01".parse()?).append_num_nodes(true);
 /// let emb = embed(&pats, &graphs, &params, &mut noise)?;
 /// assert_eq!(emb.values().shape(), &[20, 51]);
 /// assert!((emb.guarantee().eps() - 1.0929242831).abs() < 1e-9);
@@ -402,7 +405,7 @@ fn embed_impl<R: CryptoRng + ?Sized>(
             sigmas.push(0.0);
             values.extend(row);
         } else {
-            let sigma = gaussian_sigma_zcdp(norm, params.rho)?;
+            let sigma = gaussian_sigma_zcdp(norm, params.rho.get())?;
             let mech = GaussianParams::new(sigma).sensitivity(norm).check()?;
             sigmas.push(sigma);
             values.extend(mech.release_vec(&row, rng));
@@ -447,6 +450,11 @@ fn smooth_norm(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ρ for a test (a literal that is valid).
+    fn rho(r: f64) -> Rho {
+        Rho::new(r).unwrap()
+    }
     use crate::{PatternSampler, density_matrix};
     use dp_core::rng::seeded_rng;
     use rand::SeedableRng;
@@ -464,7 +472,7 @@ mod tests {
     fn noise_has_the_calibrated_scale_and_is_reproducible() -> Result<()> {
         let (pats, graphs) = setup()?;
         let clean = density_matrix(&pats, &graphs)?;
-        let params = EmbeddingParams::new(0.5).degree_bound(Some(20));
+        let params = EmbeddingParams::new(rho(0.5)).degree_bound(Some(20));
         let emb = embed(&pats, &graphs, &params, &mut seeded_rng(1))?;
         let again = embed(&pats, &graphs, &params, &mut seeded_rng(1))?;
         assert_eq!(emb, again);
@@ -511,18 +519,18 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         graphs.push(graph_core::generate::erdos_renyi(21, 0.9, &mut rng)?);
         let pd = PrivateDegree::new(0.05, 1.0)?;
-        let params = EmbeddingParams::new(0.01).private_degree(Some(pd));
+        let params = EmbeddingParams::new(rho(0.01)).private_degree(Some(pd));
         let emb = embed(&pats, &graphs, &params, &mut seeded_rng(3))?;
         let est = *emb.degree_estimate().expect("estimated");
         assert!(est.bound < graphs.last().unwrap().max_degree());
         assert!(emb.clipped().contains(&(graphs.len() - 1)));
-        let public = Guarantee::paper(0.01, pats.len(), 1e-6)?;
+        let public = Guarantee::paper(rho(0.01), pats.len(), Delta::new(1e-6).unwrap())?;
         let g = emb.guarantee();
         assert_eq!(g.degree_rho(), est.zcdp.rho());
         assert!((g.tcdp().rho() - public.rho_prime() - 0.05).abs() < 1e-12);
         assert!(g.eps() > public.eps());
         // σ_G is 3× the component-aware σ at Δ̂.
-        let at_bound = EmbeddingParams::new(0.01).degree_bound(Some(est.bound));
+        let at_bound = EmbeddingParams::new(rho(0.01)).degree_bound(Some(est.bound));
         let n = graphs[0].num_nodes();
         let norm = smooth_norm(
             &pats,
@@ -564,7 +572,7 @@ mod tests {
         // pinned before the calibration moved there (then one ulp above round-to-nearest).
         let pats = vec![Pattern::new(3, &[(0, 1)])?, Pattern::path(3)?];
         let graphs = vec![Graph::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4)])?];
-        let params = EmbeddingParams::new(0.01).degree_bound(Some(2));
+        let params = EmbeddingParams::new(rho(0.01)).degree_bound(Some(2));
         let emb = embed(&pats, &graphs, &params, &mut seeded_rng(0))?;
         let norm = smooth_norm(
             &pats,
@@ -588,24 +596,18 @@ mod tests {
         let (pats, graphs) = setup()?;
         let mut rng = seeded_rng(0);
         let err = |p: EmbeddingParams| embed(&pats, &graphs, &p, &mut seeded_rng(0));
+        // ρ ≤ 0 and δ ∉ (0, 1) are refused by their types before a release can be asked for.
+        assert!(Rho::new(0.0).is_err() && Delta::new(1.0).is_err());
         assert!(matches!(
-            err(EmbeddingParams::new(0.0)),
-            Err(HomdpError::InvalidParam { name: "rho", .. })
-        ));
-        assert!(matches!(
-            err(EmbeddingParams::new(0.1).delta(1.0)),
-            Err(HomdpError::InvalidParam { name: "delta", .. })
-        ));
-        assert!(matches!(
-            err(EmbeddingParams::new(0.1).beta(0.3)),
+            err(EmbeddingParams::new(rho(0.1)).beta(0.3)),
             Err(HomdpError::InvalidParam { name: "beta", .. })
         ));
         assert!(matches!(
-            err(EmbeddingParams::new(0.1).degree_bound(Some(2))),
+            err(EmbeddingParams::new(rho(0.1)).degree_bound(Some(2))),
             Err(HomdpError::DegreeBoundExceeded { bound: 2, .. })
         ));
         assert!(matches!(
-            embed(&[], &graphs, &EmbeddingParams::new(0.1), &mut rng),
+            embed(&[], &graphs, &EmbeddingParams::new(rho(0.1)), &mut rng),
             Err(HomdpError::InvalidParam {
                 name: "patterns",
                 ..
@@ -613,14 +615,19 @@ mod tests {
         ));
         let with_empty = vec![graphs[0].clone(), Graph::empty(0)?];
         assert!(matches!(
-            embed(&pats, &with_empty, &EmbeddingParams::new(0.1), &mut rng),
+            embed(
+                &pats,
+                &with_empty,
+                &EmbeddingParams::new(rho(0.1)),
+                &mut rng
+            ),
             Err(HomdpError::EmptyGraph { index: 1 })
         ));
         // Clipping only when asked: then it succeeds and reports the clipped graphs.
         let clipped = embed(
             &pats,
             &graphs,
-            &EmbeddingParams::new(0.1)
+            &EmbeddingParams::new(rho(0.1))
                 .degree_bound(Some(2))
                 .clip_to_degree_bound(true),
             &mut rng,
@@ -634,8 +641,8 @@ mod tests {
         let (pats, graphs) = setup()?;
         let clean = density_matrix(&pats, &graphs)?;
         for params in [
-            EmbeddingParams::new(0.3).degree_bound(Some(20)),
-            EmbeddingParams::new(0.3)
+            EmbeddingParams::new(rho(0.3)).degree_bound(Some(20)),
+            EmbeddingParams::new(rho(0.3))
                 .degree_bound(Some(3))
                 .clip_to_degree_bound(true)
                 .append_num_nodes(true),
@@ -651,7 +658,7 @@ mod tests {
                 &pats,
                 &graphs,
                 wrong,
-                &EmbeddingParams::new(0.3),
+                &EmbeddingParams::new(rho(0.3)),
                 &mut seeded_rng(5)
             ),
             Err(HomdpError::InvalidParam {
@@ -669,7 +676,7 @@ mod tests {
         let emb = embed(
             &pats,
             &graphs[..5],
-            &EmbeddingParams::new(0.1),
+            &EmbeddingParams::new(rho(0.1)),
             &mut seeded_rng(4),
         )?;
         assert!(emb.values().iter().all(|&v| v == 1.0));

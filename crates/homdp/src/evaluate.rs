@@ -2,6 +2,7 @@
 //! on the noisy training rows and tested on clean (or, optionally, noisy) test rows, and the
 //! re-identification attack on the release.
 
+use dp_core::params::Rho;
 use std::time::Instant;
 
 use graph_core::{Graph, GraphDataset};
@@ -216,7 +217,7 @@ pub fn evaluate<R: CryptoRng + ?Sized>(
     let (released, guarantee, clipped, mean_sigma, degree_bound) = match rho {
         None => (clean.to_owned(), None, 0, 0.0, None),
         Some(rho) => {
-            let params = EmbeddingParams::with_options(rho, protocol.release);
+            let params = EmbeddingParams::with_options(Rho::new(rho)?, protocol.release);
             let densities = clean.slice(ndarray::s![.., ..patterns.len()]);
             let emb = embed_with_densities(patterns, graphs, densities, &params, rng)?;
             let s = emb.sigmas();

@@ -4,6 +4,8 @@ use dp_core::calibrate::smooth_gaussian_tcdp;
 use dp_core::conversions::tcdp_to_approx;
 use dp_core::measures::{Compose, Tcdp, Zcdp};
 
+use dp_core::params::{Delta, Rho};
+
 use crate::error::{Result, invalid};
 
 /// The guarantee of a release of `d` noisy densities per graph with noise
@@ -24,10 +26,11 @@ use crate::error::{Result, invalid};
 /// # Example
 /// ```
 /// // The paper's setting: d = 50 patterns, ρ = 0.01, β = ρ/5, δ = 1e-6 gives "ε ≈ 1".
-/// let g = homdp::Guarantee::paper(0.01, 50, 1e-6)?;
+/// use dp_core::params::{Delta, Rho};
+/// let g = homdp::Guarantee::paper(Rho::new(0.01)?, 50, Delta::new(1e-6)?)?;
 /// assert!((g.eps() - 1.0929242831).abs() < 1e-9);
 /// assert!((g.rho_prime() - 0.0208).abs() < 1e-15 && (g.omega() - 125.0).abs() < 1e-12);
-/// # Ok::<(), homdp::HomdpError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Guarantee {
@@ -45,17 +48,15 @@ impl Guarantee {
     /// The guarantee for noise parameter ρ, smoothing β, `dim` noisy coordinates and target δ.
     ///
     /// # Errors
-    /// [`crate::HomdpError::InvalidParam`] when ρ is not finite and positive, β is not finite
-    /// and positive, β ≥ 1/4 (then ω ≤ 1 and tCDP gives nothing), `dim = 0`, or δ ∉ (0, 1);
+    /// [`crate::HomdpError::InvalidParam`] when β is not finite and positive, β ≥ 1/4 (then
+    /// ω ≤ 1 and tCDP gives nothing) or `dim = 0` (ρ and δ are checked by their types);
     /// [`crate::HomdpError::Dp`] if dp-core refuses the conversion.
     ///
     /// # Privacy
     /// See the type. `ρ'` is rounded up and ω down (by dp-core's
     /// [`smooth_gaussian_tcdp`]), so the numbers stay upper bounds.
-    pub fn new(rho: f64, beta: f64, dim: usize, delta: f64) -> Result<Self> {
-        if !(rho.is_finite() && rho > 0.0) {
-            return invalid("rho", rho, "must be finite and > 0");
-        }
+    pub fn new(rho: Rho, beta: f64, dim: usize, delta: Delta) -> Result<Self> {
+        let (rho, delta) = (rho.get(), delta.get());
         if !(beta.is_finite() && beta > 0.0) {
             return invalid("beta", beta, "must be finite and > 0");
         }
@@ -64,9 +65,6 @@ impl Guarantee {
         }
         if dim == 0 {
             return invalid("dim", 0.0, "needs at least one noisy coordinate");
-        }
-        if !(delta > 0.0 && delta < 1.0) {
-            return invalid("delta", delta, "must be in (0, 1)");
         }
         let tcdp = smooth_gaussian_tcdp(rho, beta, dim)?;
         let (eps, _order) = tcdp_to_approx(tcdp.rho(), tcdp.omega(), delta)?;
@@ -96,7 +94,8 @@ impl Guarantee {
     /// # Example
     /// ```
     /// use dp_core::measures::Zcdp;
-    /// let g = homdp::Guarantee::paper(0.0095, 50, 1e-6)?;
+    /// use dp_core::params::{Delta, Rho};
+    /// let g = homdp::Guarantee::paper(Rho::new(0.0095)?, 50, Delta::new(1e-6)?)?;
     /// let both = g.with_degree_estimate(Zcdp::new(0.001)?)?;
     /// assert!((both.tcdp().rho() - (g.rho_prime() + 0.001)).abs() < 1e-15);
     /// assert!(both.eps() > g.eps() && both.eps() < 1.0929242831);
@@ -122,8 +121,8 @@ impl Guarantee {
     ///
     /// # Errors
     /// As [`Guarantee::new`].
-    pub fn paper(rho: f64, dim: usize, delta: f64) -> Result<Self> {
-        Self::new(rho, rho / 5.0, dim, delta)
+    pub fn paper(rho: Rho, dim: usize, delta: Delta) -> Result<Self> {
+        Self::new(rho, rho.get() / 5.0, dim, delta)
     }
 
     /// The noise parameter ρ (`σ_G = ‖S_G‖₂ / sqrt(2ρ)`).
@@ -181,13 +180,13 @@ mod tests {
 
     #[test]
     fn paper_values() -> Result<()> {
-        let g = Guarantee::paper(0.01, 50, 1e-6)?;
+        let g = Guarantee::paper(Rho::new(0.01)?, 50, Delta::new(1e-6)?)?;
         assert!((g.eps() - 1.0929242831).abs() < 1e-9, "{}", g.eps());
         // The closed form, branch L ≤ (ω−1)²ρ'.
         let (rp, l) = (0.0208f64, (1e6f64).ln());
         let closed = rp + 2.0 * (rp * l).sqrt();
         assert!(g.eps() >= closed && g.eps() - closed < 1e-12);
-        let g1 = Guarantee::paper(1.0, 50, 1e-6)?;
+        let g1 = Guarantee::paper(Rho::new(1.0)?, 50, Delta::new(1e-6)?)?;
         assert!((g1.eps() - 67.762).abs() < 5e-4, "{}", g1.eps());
         // Other branch: ρ' = 10, ω = 1.25.
         let closed1 = 10.0 * 1.25 + l / 0.25;
@@ -199,7 +198,7 @@ mod tests {
     #[test]
     fn paper_values_keep_their_bits() -> Result<()> {
         // Pinned before the calibration moved to dp-core: the experiments' CSVs depend on these.
-        let g = Guarantee::paper(0.01, 50, 1e-6)?;
+        let g = Guarantee::paper(Rho::new(0.01)?, 50, Delta::new(1e-6)?)?;
         assert_eq!(g.rho_prime().to_bits(), 0x3f95_4c98_5f06_f69a);
         assert_eq!(g.omega().to_bits(), 0x405f_3fff_ffff_ffff);
         assert_eq!(g.eps().to_bits(), 0x3ff1_7c9e_2c4f_04c6);
@@ -214,14 +213,17 @@ mod tests {
                 "{name}"
             );
         };
-        bad(Guarantee::new(0.0, 0.01, 5, 1e-6), "rho");
-        bad(Guarantee::new(-1.0, 0.01, 5, 1e-6), "rho");
-        bad(Guarantee::new(f64::INFINITY, 0.01, 5, 1e-6), "rho");
-        bad(Guarantee::new(0.1, 0.25, 5, 1e-6), "beta");
-        bad(Guarantee::new(0.1, 0.0, 5, 1e-6), "beta");
-        bad(Guarantee::new(0.1, 0.01, 0, 1e-6), "dim");
-        bad(Guarantee::new(0.1, 0.01, 5, 0.0), "delta");
-        bad(Guarantee::new(0.1, 0.01, 5, 1.0), "delta");
-        bad(Guarantee::new(0.1, 0.01, 5, f64::NAN), "delta");
+        let (rho, delta) = (Rho::new(0.1).unwrap(), Delta::new(1e-6).unwrap());
+        bad(Guarantee::new(rho, 0.25, 5, delta), "beta");
+        bad(Guarantee::new(rho, 0.0, 5, delta), "beta");
+        bad(Guarantee::new(rho, f64::NAN, 5, delta), "beta");
+        bad(Guarantee::new(rho, 0.01, 0, delta), "dim");
+        // ρ and δ outside their domains cannot reach it: their types refuse them.
+        for r in [0.0, -1.0, f64::INFINITY] {
+            assert!(Rho::new(r).is_err());
+        }
+        for d in [0.0, 1.0, f64::NAN] {
+            assert!(Delta::new(d).is_err());
+        }
     }
 }

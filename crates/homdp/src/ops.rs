@@ -14,7 +14,7 @@
 //! let mut rng = dp_core::rng::seeded_rng(2);
 //! let graphs = (0..8).map(|_| erdos_renyi(20, 0.2, &mut rng)).collect::<Result<Vec<_>, _>>()?;
 //! let patterns = PatternSampler::forests().sample_many(5, &mut rng);
-//! let params = EmbeddingParams::new(0.5).delta(1e-5);
+//! let params = EmbeddingParams::new("0.5".parse()?).delta("1e-5".parse()?);
 //! let (x, s) = homdp::ops::embed(&patterns, &graphs, &params, NoiseSource::from_seed(Some(3)))?;
 //! assert_eq!(x.dim(), (8, 5));
 //! assert_eq!((s.graphs, s.columns, s.num_patterns), (8, 5, 5));
@@ -177,7 +177,7 @@ mod tests {
             .map(|_| graph_core::generate::erdos_renyi(15, 0.3, &mut rng).unwrap())
             .collect();
         let patterns = crate::PatternSampler::forests().sample_many(4, &mut rng);
-        let params = EmbeddingParams::new(0.2).append_num_nodes(true);
+        let params = EmbeddingParams::new(Rho::new(0.2).unwrap()).append_num_nodes(true);
         let source = NoiseSource::from_seed(Some(11));
         let (x, s) = embed(&patterns, &graphs, &params, source).unwrap();
         // The same matrix as the library call on the same stream.

@@ -14,6 +14,7 @@
 
 use dp_core::audit::eps_lower_bound;
 use dp_core::conversions::gaussian_exact_delta;
+use dp_core::params::{Delta, Rho};
 use dp_core::rng::seeded_rng;
 use graph_core::Graph;
 use homdp::{EmbeddingParams, Pattern, SensitivityBound, embed};
@@ -34,8 +35,8 @@ fn path5_minus_edge() -> Graph {
 /// Noisy densities of `RUNS` embeddings of `g`, their σ and the claimed ε.
 fn run(g: &Graph, bound: SensitivityBound, seed: u64) -> (Vec<f64>, f64, f64) {
     let k2_k1 = Pattern::new(3, &[(0, 1)]).unwrap();
-    let params = EmbeddingParams::new(RHO)
-        .delta(DELTA)
+    let params = EmbeddingParams::new(Rho::new(RHO).unwrap())
+        .delta(Delta::new(DELTA).unwrap())
         .degree_bound(Some(2))
         .bound(bound);
     let graphs = vec![g.clone(); RUNS];
@@ -105,7 +106,9 @@ fn half_sigma_is_within_the_claim_here_but_the_paper_bound_is_not() {
 
 fn audit_claim() -> f64 {
     let k2_k1 = Pattern::new(3, &[(0, 1)]).unwrap();
-    let params = EmbeddingParams::new(RHO).delta(DELTA).degree_bound(Some(2));
+    let params = EmbeddingParams::new(Rho::new(RHO).unwrap())
+        .delta(Delta::new(DELTA).unwrap())
+        .degree_bound(Some(2));
     embed(&[k2_k1], &[path5()], &params, &mut seeded_rng(0))
         .unwrap()
         .guarantee()

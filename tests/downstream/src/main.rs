@@ -9,7 +9,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|_| erdos_renyi(30, 0.2, &mut rng))
         .collect::<Result<Vec<_>, _>>()?;
     let patterns = PatternSampler::forests().sample_many(20, &mut rng);
-    let emb = embed(&patterns, &graphs, &EmbeddingParams::new(0.5), &mut rng)?;
+    // ρ is typed (dp_core::params::Rho): ρ ≤ 0 or NaN is refused here, once.
+    let rho = dp_core::params::Rho::new(0.5)?;
+    let emb = embed(&patterns, &graphs, &EmbeddingParams::new(rho), &mut rng)?;
     println!(
         "homdp: {:?} embedding, eps = {:.4} at delta = {}",
         emb.values().shape(),

@@ -76,6 +76,7 @@ fn dp_core_gaussian_mechanism_and_zcdp_to_approx() -> TestResult {
 
 #[test]
 fn homdp_embed_sampled_patterns_on_generated_graphs() -> TestResult {
+    use dp_core::params::{Delta, Rho};
     use homdp::{EmbeddingParams, Guarantee, PatternSampler, embed};
 
     let mut rng = dp_core::rng::seeded_rng(3);
@@ -86,7 +87,8 @@ fn homdp_embed_sampled_patterns_on_generated_graphs() -> TestResult {
     let patterns = PatternSampler::forests().sample_many(d, &mut rng);
     assert_eq!(patterns.len(), d);
 
-    let params = EmbeddingParams::new(0.5).append_num_nodes(true);
+    let (rho, delta) = (Rho::new(0.5)?, Delta::new(1e-6)?);
+    let params = EmbeddingParams::new(rho).append_num_nodes(true);
     let emb = embed(
         &patterns,
         &graphs,
@@ -105,10 +107,10 @@ fn homdp_embed_sampled_patterns_on_generated_graphs() -> TestResult {
     let g = emb.guarantee();
     assert!(g.eps().is_finite() && g.eps() > 0.0, "eps {}", g.eps());
     assert_eq!((g.dim(), g.delta()), (d, 1e-6));
-    let paper = Guarantee::paper(0.5, d, 1e-6)?;
+    let paper = Guarantee::paper(rho, d, delta)?;
     assert_eq!(g.eps(), paper.eps());
     // Less noise, weaker guarantee.
-    assert!(Guarantee::paper(1.0, d, 1e-6)?.eps() > g.eps());
+    assert!(Guarantee::paper(Rho::new(1.0)?, d, delta)?.eps() > g.eps());
 
     // Same noise seed, same release; another seed, another release.
     let again = embed(
@@ -127,7 +129,7 @@ fn homdp_embed_sampled_patterns_on_generated_graphs() -> TestResult {
     assert_ne!(other.values(), emb.values());
 
     // Invalid ρ is an error.
-    assert!(embed(&patterns, &graphs, &EmbeddingParams::new(0.0), &mut rng).is_err());
+    assert!(Rho::new(0.0).is_err());
     Ok(())
 }
 

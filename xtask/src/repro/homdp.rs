@@ -1016,7 +1016,7 @@ fn theory(ctx: &Ctx, dir: &Path, sz: &Sizes) -> Result<()> {
     )?;
     t.meta = ctx.meta();
     t.meta.insert("sizes".into(), json!(sz.theory));
-    t.meta.insert("delta".into(), json!(paper::DELTA));
+    t.meta.insert("delta".into(), json!(paper::DELTA.get()));
     for r in paper::expressivity_table(&sz.theory, ctx.seed)? {
         t.push_row(&r)?;
     }

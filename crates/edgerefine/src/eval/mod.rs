@@ -174,7 +174,7 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
             let true_edges = match edge_count {
                 EdgeCount::Supplied => graph.num_edges() as u64,
                 EdgeCount::Estimated => {
-                    estimate_edges(noisy.num_nodes(), eps, noisy.num_edges() as u64)?.edges
+                    estimate_edges(noisy.num_nodes(), typed, noisy.num_edges() as u64)?.edges
                 }
             };
             let params = RefineParams {

@@ -70,7 +70,11 @@ pub fn rows(
         for &seed in seeds {
             let mut rng = dp_core::rng::seeded_rng(seed);
             let noisy = perturb(g, Epsilon::new(eps)?, &mut rng)?;
-            let est = estimate_edges(noisy.num_nodes(), eps, noisy.num_edges() as u64)?;
+            let est = estimate_edges(
+                noisy.num_nodes(),
+                Epsilon::new(eps)?,
+                noisy.num_edges() as u64,
+            )?;
             for (a, e_used) in acc.iter_mut().zip([e_true, est.edges]) {
                 let params = RefineParams {
                     eps: Epsilon::new(eps)?,

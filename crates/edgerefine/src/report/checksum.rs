@@ -14,7 +14,7 @@ const PRIME: u64 = 0x0000_0100_0000_01b3;
 /// ```
 /// use edgerefine::report::{checksum, encode_report};
 /// let g = graph_core::Graph::from_edges(3, &[(0, 1)])?;
-/// let bytes = encode_report(&g, 1.0)?;
+/// let bytes = encode_report(&g, "1".parse()?)?;
 /// let stored = u64::from_le_bytes(bytes[56..64].try_into().unwrap());
 /// assert_eq!(checksum(&bytes[..56], &bytes[64..]), stored);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -18,8 +18,8 @@ use crate::error::{EdgeRefineError, Result};
 ///
 /// # Complexity
 /// O(n²/8 + m) bytes and time for a dense report, O(m) for a sparse one.
-pub fn encode_report(graph: &Graph, eps: f64) -> Result<Vec<u8>> {
-    let keep_prob = keep_probability(Epsilon::new(eps)?)?;
+pub fn encode_report(graph: &Graph, eps: Epsilon) -> Result<Vec<u8>> {
+    let keep_prob = keep_probability(eps)?;
     let n = graph.num_nodes() as u64;
     let m = graph.num_edges() as u64;
     let dense_len = body_len(Encoding::Dense, n, m);
@@ -69,7 +69,7 @@ pub(super) fn write_pairs(body: &mut [u8], pairs: impl Iterator<Item = (u32, u32
 ///
 /// # Privacy
 /// Writes the randomized-response output only; the file is as private as the report.
-pub fn write_report(path: &Path, graph: &Graph, eps: f64) -> Result<ReportHeader> {
+pub fn write_report(path: &Path, graph: &Graph, eps: Epsilon) -> Result<ReportHeader> {
     let bytes = encode_report(graph, eps)?;
     graph_core::io::write_atomic(path, &bytes)?;
     ReportHeader::parse(&bytes)

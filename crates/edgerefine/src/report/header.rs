@@ -94,8 +94,8 @@ pub struct ReportHeader {
     pub n: u64,
     /// Noisy edge count m̃.
     pub edges: u64,
-    /// ε of the randomized response.
-    pub eps: f64,
+    /// ε of the randomized response (checked when the header is parsed).
+    pub eps: Epsilon,
     /// Keep probability `p = e^ε/(1+e^ε)`.
     pub keep_prob: f64,
     /// Body length in bytes.
@@ -134,7 +134,7 @@ pub(crate) fn seal(
     encoding: Encoding,
     n: u64,
     edges: u64,
-    eps: f64,
+    eps: Epsilon,
     keep_prob: f64,
 ) {
     let mut header = ReportHeader {
@@ -180,7 +180,7 @@ impl ReportHeader {
         b[12..16].copy_from_slice(&self.encoding.code().to_le_bytes());
         b[16..24].copy_from_slice(&self.n.to_le_bytes());
         b[24..32].copy_from_slice(&self.edges.to_le_bytes());
-        b[32..40].copy_from_slice(&self.eps.to_le_bytes());
+        b[32..40].copy_from_slice(&self.eps.get().to_le_bytes());
         b[40..48].copy_from_slice(&self.keep_prob.to_le_bytes());
         b[48..56].copy_from_slice(&self.body_len.to_le_bytes());
         b[56..64].copy_from_slice(&self.checksum.to_le_bytes());
@@ -290,11 +290,10 @@ impl ReportHeader {
                 },
             ));
         }
-        let eps = f64::from_bits(u64_at(file, 32));
-        let Ok(p) = Epsilon::new(eps)
+        let checked: Result<(Epsilon, f64)> = Epsilon::new(f64::from_bits(u64_at(file, 32)))
             .map_err(Into::into)
-            .and_then(keep_probability)
-        else {
+            .and_then(|eps| Ok((eps, keep_probability(eps)?)));
+        let Ok((eps, p)) = checked else {
             return Err(fault(
                 32,
                 ReportFault::BadField {

@@ -2,6 +2,7 @@
 //! as packed bits while it is drawn, so that memory is the report and nothing else.
 
 use dp_core::mechanisms::RandomizedResponse;
+use dp_core::params::Epsilon;
 use dp_core::samplers::{BernoulliWord, GeometricSkip};
 use graph_core::Graph;
 use rand::CryptoRng;
@@ -96,7 +97,7 @@ pub fn perturb_report<R: CryptoRng + ?Sized>(
             reason: "edge randomized response is binary",
         });
     }
-    let eps = rr.eps();
+    let eps = Epsilon::new(rr.eps())?;
     let keep = rr.keep_trial();
     let flip = 1.0 - rr.keep_prob();
     let n = graph.num_nodes() as u64;
@@ -160,7 +161,13 @@ pub fn perturb_report<R: CryptoRng + ?Sized>(
 }
 
 /// The sparse encoding of a dense body's set bits.
-fn sparse_from_dense(n: u64, eps: f64, keep_prob: f64, body: &[u8], edges: u64) -> Result<Vec<u8>> {
+fn sparse_from_dense(
+    n: u64,
+    eps: Epsilon,
+    keep_prob: f64,
+    body: &[u8],
+    edges: u64,
+) -> Result<Vec<u8>> {
     let len = HEADER_LEN + 8 * edges as usize;
     let mut out = vec![0u8; len];
     write_pairs(&mut out[HEADER_LEN..], dense_pairs(n, body));
@@ -195,7 +202,10 @@ mod tests {
             &mut dp_core::rng::seeded_rng(9),
         )
         .unwrap();
-        assert_eq!(bytes, encode_report(&noisy, 2.5).unwrap());
+        assert_eq!(
+            bytes,
+            encode_report(&noisy, Epsilon::new(2.5).unwrap()).unwrap()
+        );
         assert_eq!(bytes[12], 0, "dense encoding");
     }
 
@@ -211,7 +221,10 @@ mod tests {
             &mut dp_core::rng::seeded_rng(4),
         )
         .unwrap();
-        assert_eq!(bytes, encode_report(&noisy, 7.0).unwrap());
+        assert_eq!(
+            bytes,
+            encode_report(&noisy, Epsilon::new(7.0).unwrap()).unwrap()
+        );
         assert_eq!(bytes[12], 1, "sparse encoding");
     }
 
@@ -228,7 +241,11 @@ mod tests {
         let bytes = perturb_report(&g, &rr, &mut dp_core::rng::seeded_rng(5)).unwrap();
         assert_eq!(
             bytes,
-            encode_report(&decode_report(&bytes).unwrap().1, eps).unwrap()
+            encode_report(
+                &decode_report(&bytes).unwrap().1,
+                Epsilon::new(eps).unwrap()
+            )
+            .unwrap()
         );
         let (_, noisy) = decode_report(&bytes).unwrap();
         let p = rr.keep_prob();
@@ -262,8 +279,11 @@ mod tests {
             body[(k / 8) as usize] |= 1 << (k % 8);
         }
         let kp = crate::keep_probability(Epsilon::new(1.5).unwrap()).unwrap();
-        let bytes = sparse_from_dense(n, 1.5, kp, &body, 3).unwrap();
-        assert_eq!(bytes, encode_report(&g, 1.5).unwrap());
+        let bytes = sparse_from_dense(n, Epsilon::new(1.5).unwrap(), kp, &body, 3).unwrap();
+        assert_eq!(
+            bytes,
+            encode_report(&g, Epsilon::new(1.5).unwrap()).unwrap()
+        );
     }
 
     #[test]

@@ -38,7 +38,7 @@ fn round_trip_dense_and_sparse_through_a_file() {
     ] {
         let g = noisy(n, eps, n as u64);
         let path = dir.join(format!("r{n}.rr"));
-        let h = write_report(&path, &g, eps).unwrap();
+        let h = write_report(&path, &g, Epsilon::new(eps).unwrap()).unwrap();
         assert_eq!(h.encoding, want, "n = {n}");
         assert!(is_report(&path).unwrap());
         let r = Report::open(&path).unwrap();
@@ -62,7 +62,7 @@ fn round_trip_dense_and_sparse_through_a_file() {
         )
         .unwrap(),
     ] {
-        let bytes = encode_report(&g, 1.0).unwrap();
+        let bytes = encode_report(&g, Epsilon::new(1.0).unwrap()).unwrap();
         assert_eq!(decode_report(&bytes).unwrap().1, g);
     }
     let text = dir.join("text.txt");
@@ -74,7 +74,7 @@ fn round_trip_dense_and_sparse_through_a_file() {
 #[test]
 fn every_header_field_corrupted_is_an_error_at_its_offset() {
     for eps in [1.0, 6.0] {
-        let bytes = encode_report(&noisy(200, eps, 9), eps).unwrap();
+        let bytes = encode_report(&noisy(200, eps, 9), Epsilon::new(eps).unwrap()).unwrap();
         // (field offset, field length, offsets at which its corruption may be reported).
         let fields: [(usize, usize, &[u64]); 9] = [
             (0, 8, &[0]),
@@ -119,7 +119,7 @@ fn every_header_field_corrupted_is_an_error_at_its_offset() {
 
 #[test]
 fn truncation_at_many_offsets_names_the_end_of_the_file() {
-    let bytes = encode_report(&noisy(120, 1.0, 4), 1.0).unwrap();
+    let bytes = encode_report(&noisy(120, 1.0, 4), Epsilon::new(1.0).unwrap()).unwrap();
     for cut in (0..bytes.len())
         .step_by(7)
         .chain([1, 8, 63, 64, 65, bytes.len() - 1])
@@ -139,7 +139,11 @@ fn truncation_at_many_offsets_names_the_end_of_the_file() {
 
 #[test]
 fn a_header_claiming_2_pow_31_nodes_in_100_bytes_is_refused_without_allocating() {
-    let mut bytes = encode_report(&Graph::from_edges(2, &[(0, 1)]).unwrap(), 1.0).unwrap();
+    let mut bytes = encode_report(
+        &Graph::from_edges(2, &[(0, 1)]).unwrap(),
+        Epsilon::new(1.0).unwrap(),
+    )
+    .unwrap();
     assert_eq!(decode_report(&bytes).unwrap().0.encoding, Encoding::Dense);
     bytes.resize(100, 0);
     let n: u64 = 1 << 31;
@@ -182,7 +186,7 @@ fn a_header_claiming_2_pow_31_nodes_in_100_bytes_is_refused_without_allocating()
 #[test]
 fn sparse_body_out_of_order_or_range_names_the_pair() {
     let g = Graph::from_edges(1000, &[(1, 2), (3, 900)]).unwrap();
-    let bytes = encode_report(&g, 8.0).unwrap();
+    let bytes = encode_report(&g, Epsilon::new(8.0).unwrap()).unwrap();
     assert_eq!(decode_report(&bytes).unwrap().0.encoding, Encoding::Sparse);
     let fix = |b: &mut Vec<u8>| {
         let c = super::checksum::checksum(&b[..56], &b[HEADER_LEN..]);
@@ -210,7 +214,7 @@ fn a_sparse_report_declaring_385m_nodes_in_72_bytes_is_refused() {
     // report (one edge, valid checksum) whose n asked the decoder to build a graph of
     // 385,875,014 nodes, ≈ 3 GB of offsets, from 72 bytes.
     let g = Graph::from_edges(1000, &[(1, 2)]).unwrap();
-    let mut bytes = encode_report(&g, 1.0).unwrap();
+    let mut bytes = encode_report(&g, Epsilon::new(1.0).unwrap()).unwrap();
     assert_eq!(decode_report(&bytes).unwrap().0.encoding, Encoding::Sparse);
     assert_eq!(bytes.len(), 72);
     bytes[16..24].copy_from_slice(&385_875_014u64.to_le_bytes());

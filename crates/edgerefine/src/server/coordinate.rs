@@ -288,7 +288,7 @@ impl TiledRefine {
             k_target,
             k_real: got[1],
             k_fake: got[0],
-            rho: self.rho,
+            keep_probability: self.rho,
             bin_edges,
             bin_probability,
             bin_pairs,

@@ -125,8 +125,8 @@ pub struct Release {
     pub k_real: u64,
     /// Edges taken from noisy non-edges.
     pub k_fake: u64,
-    /// `ρ = e^ε/(1+e^ε)`.
-    pub rho: f64,
+    /// The keep probability `ρ = e^ε/(1+e^ε)` (the paper's ρ).
+    pub keep_probability: f64,
     /// Kept quantile bin edges (length = bins + 1).
     pub bin_edges: Vec<f64>,
     /// Calibrated probability `L` of each bin (noisy edges / pairs; 0.5 for an empty bin).

@@ -351,7 +351,7 @@ pub(crate) fn refine_oracle_bits(
         k_target,
         k_real: got[1],
         k_fake: got[0],
-        rho,
+        keep_probability: rho,
         bin_edges,
         bin_probability,
         bin_pairs,

@@ -215,8 +215,8 @@ fn assert_same(a: &Release, b: &Release, what: &str) {
     assert_eq!(a.bin_noisy_edges, b.bin_noisy_edges, "bin noisy: {what}");
     assert_eq!(a.bin_probability, b.bin_probability, "bin L: {what}");
     assert_eq!(
-        (a.k_target, a.k_real, a.k_fake, a.rho),
-        (b.k_target, b.k_real, b.k_fake, b.rho),
+        (a.k_target, a.k_real, a.k_fake, a.keep_probability),
+        (b.k_target, b.k_real, b.k_fake, b.keep_probability),
         "counts: {what}"
     );
 }

@@ -67,12 +67,12 @@ impl LinearSvr {
     /// assert!(pred.iter().zip(&y).all(|(p, t)| (p - t).abs() < 0.02));
     /// # Ok::<(), homdp::HomdpError>(())
     /// ```
-    pub fn fit(x: ArrayView2<'_, f64>, y: &[f64], c: f64, epsilon: f64) -> Result<Self> {
+    pub fn fit(x: ArrayView2<'_, f64>, y: &[f64], c: f64, tube: f64) -> Result<Self> {
         if !(c.is_finite() && c > 0.0) {
             return invalid("c", c, "must be finite and > 0");
         }
-        if !(epsilon.is_finite() && epsilon >= 0.0) {
-            return invalid("epsilon", epsilon, "must be finite and >= 0");
+        if !(tube.is_finite() && tube >= 0.0) {
+            return invalid("epsilon", tube, "must be finite and >= 0");
         }
         let (n, d) = x.dim();
         if n != y.len() || n == 0 {
@@ -98,7 +98,7 @@ impl LinearSvr {
                 let xi = x.row(i);
                 let pred = xi.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() + w[d];
                 let g = pred - (y[i] - mean);
-                let (gp, gn) = (g + epsilon, g - epsilon);
+                let (gp, gn) = (g + tube, g - tube);
                 let b = beta[i];
                 let violation = if b == 0.0 {
                     (-gp).max(gn).max(0.0)
@@ -154,8 +154,8 @@ impl LinearSvr {
     }
 
     /// The hyper-parameters to fit with linfa.
-    pub fn params(c: f64, epsilon: f64) -> LinearSvrParams {
-        LinearSvrParams { c, epsilon }
+    pub fn params(c: f64, tube: f64) -> LinearSvrParams {
+        LinearSvrParams { c, tube }
     }
 
     /// The weights `w` of `ŷ = ⟨w, x⟩ + b`.
@@ -189,8 +189,10 @@ impl LinearSvr {
 pub struct LinearSvrParams {
     /// Penalty C.
     pub c: f64,
-    /// Width ε of the insensitive tube.
-    pub epsilon: f64,
+    /// Width ε of the insensitive tube (a loss parameter, not a privacy one; `epsilon` in
+    /// serde, as liblinear and scikit-learn name it).
+    #[serde(rename = "epsilon")]
+    pub tube: f64,
 }
 
 impl<D, T> Fit<ArrayBase<D, Ix2>, T, HomdpError> for LinearSvrParams
@@ -206,7 +208,7 @@ where
     /// As [`LinearSvr::fit`].
     fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<LinearSvr> {
         let y = targets_vec(&dataset.targets);
-        LinearSvr::fit(dataset.records.view(), &y, self.c, self.epsilon)
+        LinearSvr::fit(dataset.records.view(), &y, self.c, self.tube)
     }
 }
 
@@ -237,7 +239,7 @@ pub fn linear_svr(
     targets: &[f64],
     test: ArrayView2<'_, f64>,
     c: f64,
-    epsilon: f64,
+    tube: f64,
 ) -> Result<Vec<f64>> {
     if train.ncols() != test.ncols() {
         return invalid(
@@ -246,7 +248,7 @@ pub fn linear_svr(
             "must have the training columns",
         );
     }
-    Ok(LinearSvr::fit(train, targets, c, epsilon)?.predict(test))
+    Ok(LinearSvr::fit(train, targets, c, tube)?.predict(test))
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ use crate::evaluate::{Outcome, Split};
 use crate::sensitivity::SensitivityBound;
 
 /// δ of every (ε, δ) the tables report.
-pub const DELTA: f64 = 1e-6;
+pub const DELTA: dp_core::params::Delta = dp_core::params::Delta::TEN_TO_MINUS_6;
 
 /// Both sensitivity bounds with their short names in tables: the corrected component-aware
 /// bound (the default) and the paper's Theorem 4.5 formula.

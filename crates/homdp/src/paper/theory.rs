@@ -15,6 +15,7 @@
 //!   against the bound ([`local_sensitivity`]) and the variance of drawn noise against σ²
 //!   ([`variance_check`]); [`check_noise_scale`] fails when either contradicts it.
 
+use dp_core::params::Rho;
 use graph_core::Graph;
 use serde::Serialize;
 
@@ -442,7 +443,7 @@ fn dist(a: &[f64], b: &[f64]) -> f64 {
 /// # Complexity
 /// `Σ_T T · trials` releases of two graphs per cell (six cells).
 pub fn expressivity_table(sizes: &TheorySizes, seed: u64) -> Result<Vec<ExpressivityRow>> {
-    let params = EmbeddingParams::new(sizes.rho).bound(SensitivityBound::ComponentAware);
+    let params = EmbeddingParams::new(Rho::new(sizes.rho)?).bound(SensitivityBound::ComponentAware);
     let mut rows = Vec::new();
     let mut cell = 0usize;
     for (pair, g1, g2) in wl_pairs()? {
@@ -579,7 +580,7 @@ pub fn noise_scale_table(
         .into_iter()
         .enumerate()
     {
-        let params = EmbeddingParams::new(1.0)
+        let params = EmbeddingParams::new(Rho::new(1.0)?)
             .bound(SensitivityBound::ComponentAware)
             .degree_bound(probe_bound);
         let ls = local_sensitivity(

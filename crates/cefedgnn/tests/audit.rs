@@ -18,9 +18,9 @@ const DELTA: f64 = 0.05;
 fn config(sigma0: f64) -> ReleaseConfig {
     ReleaseConfig {
         clip: 1.0,
-        sigma0,
+        sigma0: dp_core::params::NoiseMultiplier::new(sigma0).unwrap(),
         radius: RADIUS,
-        delta: DELTA,
+        delta: dp_core::params::Delta::new(DELTA).unwrap(),
         budget_eps: None,
     }
 }

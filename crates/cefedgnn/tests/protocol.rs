@@ -27,9 +27,9 @@ fn setup() -> (FederatedGraph, ProtocolConfig, ReleaseConfig) {
     };
     let rel = ReleaseConfig {
         clip: 1.0,
-        sigma0: 0.5,
+        sigma0: dp_core::params::NoiseMultiplier::new(0.5).unwrap(),
         radius: 0.1,
-        delta: 1e-5,
+        delta: dp_core::params::Delta::TEN_TO_MINUS_5,
         budget_eps: None,
     };
     (fed, cfg, rel)

@@ -190,10 +190,6 @@ fn bad_configurations_are_typed_errors() {
             ..small()
         },
         FedTrainConfig {
-            sigma0: -1.0,
-            ..small()
-        },
-        FedTrainConfig {
             num_layers: 1,
             ..small()
         },
@@ -213,6 +209,15 @@ fn bad_configurations_are_typed_errors() {
         let r = simulate(&t, &cfg, Method::CeFedGnn, &mut |_| {});
         assert!(matches!(r, Err(FedError::InvalidParam { .. })), "{r:?}");
     }
+    // σ₀ < 0 and δ ∉ (0, 1) cannot reach a configuration: their types refuse them, from Rust
+    // and from a configuration file alike.
+    assert!(dp_core::params::NoiseMultiplier::new(-1.0).is_err());
+    let mut json = serde_json::to_value(small()).unwrap();
+    json["sigma0"] = serde_json::json!(-1.0);
+    assert!(serde_json::from_value::<FedTrainConfig>(json.clone()).is_err());
+    json["sigma0"] = serde_json::json!(1.0);
+    json["delta"] = serde_json::json!(1.5);
+    assert!(serde_json::from_value::<FedTrainConfig>(json).is_err());
 }
 
 /// Swift-FedGNN with every client sampled and K = 1 (every step a cross-client step) is
@@ -232,7 +237,7 @@ fn swift_with_every_client_every_step_is_exact_stale_embeddings() {
         ..base.clone()
     };
     let exact_st = FedTrainConfig {
-        sigma0: 0.0,
+        sigma0: dp_core::params::NoiseMultiplier::ZERO,
         clip: 1e9,
         radius: 1e8,
         halo_average: None,

@@ -95,6 +95,8 @@ impl Rho {
 pub struct NoiseMultiplier(f64);
 
 impl NoiseMultiplier {
+    /// σ₀ = 0: no noise (and no guarantee).
+    pub const ZERO: Self = Self(0.0);
     /// σ₀ = 1: noise with the standard deviation of the sensitivity.
     pub const ONE: Self = Self(1.0);
 
@@ -109,6 +111,37 @@ impl NoiseMultiplier {
     /// The value.
     pub const fn get(self) -> f64 {
         self.0
+    }
+}
+
+/// A noise scale σ: the standard deviation of Gaussian noise (or the scale of another
+/// mechanism's), finite and ≥ 0 (0: no noise).
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct NoiseScale(f64);
+
+impl NoiseScale {
+    /// Validates `sigma`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`] (`sigma`) unless `sigma` is finite and ≥ 0.
+    pub fn new(sigma: f64) -> Result<Self> {
+        non_negative("sigma", sigma).map(Self)
+    }
+
+    /// The value.
+    pub const fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl NoiseMultiplier {
+    /// The noise scale σ = σ₀·C of this multiplier at sensitivity (clip norm) `c`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`] (`sigma`) when σ₀·C is not finite, or `c` is negative.
+    pub fn scale(self, c: f64) -> Result<NoiseScale> {
+        NoiseScale::new(self.0 * c)
     }
 }
 
@@ -151,6 +184,7 @@ number_traits!(Epsilon, "eps");
 number_traits!(Delta, "delta");
 number_traits!(Rho, "rho");
 number_traits!(NoiseMultiplier, "sigma0");
+number_traits!(NoiseScale, "sigma");
 
 #[cfg(test)]
 mod tests {
@@ -191,6 +225,8 @@ mod tests {
             ));
         }
         assert_eq!(NoiseMultiplier::new(0.0).unwrap().get(), 0.0);
+        assert_eq!(NoiseMultiplier::ONE.scale(2.5).unwrap().get(), 2.5);
+        assert!(NoiseMultiplier::ONE.scale(-1.0).is_err() && NoiseScale::new(f64::NAN).is_err());
         assert_eq!("0.25".parse::<Rho>().unwrap().get(), 0.25);
         assert!(serde_json::from_str::<Rho>("0").is_err());
     }

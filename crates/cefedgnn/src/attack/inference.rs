@@ -18,7 +18,8 @@
 //! let split = NodeSplit::random(150, 0.5, 0.2, &mut rng)?;
 //! let task = FedTask::new("csbm", fed, ds.features().clone(), ds.labels().to_vec(), 2, split,
 //!                         None, Metric::MacroF1)?;
-//! let cfg = FedTrainConfig { rounds: 4, local_steps: 8, sigma0: 0.0, ..FedTrainConfig::default() };
+//! let sigma0 = dp_core::params::NoiseMultiplier::ZERO;
+//! let cfg = FedTrainConfig { rounds: 4, local_steps: 8, sigma0, ..FedTrainConfig::default() };
 //! let (_, seen) = simulate_observed(&task, &cfg, Method::CeFedGnn, &mut |_| {})?;
 //! let seen = seen.unwrap();
 //! let l = label_attack(&task.labels, task.num_classes, &seen)?;

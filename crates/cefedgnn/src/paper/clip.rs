@@ -2,6 +2,7 @@
 //! noise σ = σ₀·C or the multiplier σ₀ fixed, with the share of rows clipped, F1 and ε(p) at a
 //! fixed radius and at the worst case 2C: the evidence behind the presets' C.
 
+use dp_core::params::NoiseMultiplier;
 use serde::Serialize;
 
 use super::runs::{avg, sd};
@@ -69,12 +70,12 @@ pub fn clip_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<ClipR
     }
     let seeds = &plan.seeds;
     let base = plan.config(s.model, plan.k_default);
-    let sigma = base.sigma0 * base.clip;
+    let sigma = base.sigma0.get() * base.clip;
     let mut rows = Vec::new();
     for held in [ClipHeld::Sigma, ClipHeld::Sigma0] {
         for &c in &plan.clip_norms {
             let sigma0 = match held {
-                ClipHeld::Sigma => sigma / c,
+                ClipHeld::Sigma => NoiseMultiplier::new(sigma / c)?,
                 ClipHeld::Sigma0 => base.sigma0,
             };
             let cfg = crate::train::FedTrainConfig {
@@ -111,8 +112,8 @@ fn clip_row(
         setting: s.label.clone(),
         held,
         clip: cfg.clip,
-        sigma0: cfg.sigma0,
-        sigma: cfg.sigma0 * cfg.clip,
+        sigma0: cfg.sigma0.get(),
+        sigma: cfg.sigma0.get() * cfg.clip,
         seeds: seeds.to_vec(),
         clipped_share: avg(rs, |r| r.norms.clipped_fraction()),
         mean_norm: avg(rs, |r| r.norms.mean_norm()),

@@ -2,6 +2,7 @@
 //! ([`methods_table`]), CE-FedGNN over the local steps K ([`local_steps_table`]) and over the
 //! noise multiplier σ₀ ([`privacy_table`]).
 
+use dp_core::params::NoiseMultiplier;
 use serde::Serialize;
 
 use super::runs::{avg, sd};
@@ -265,7 +266,7 @@ fn privacy_row(s: &Setting, cfg: &FedTrainConfig, rs: &[FedReport]) -> PrivacyRo
     let eps = |f: fn(&crate::privacy::PrivacyReport) -> f64| pr.map_or(f64::NAN, f);
     PrivacyRow {
         setting: s.label.clone(),
-        sigma0: cfg.sigma0,
+        sigma0: cfg.sigma0.get(),
         f1_mean: avg(rs, |r| r.f1_mean),
         f1_pooled: avg(rs, |r| r.f1_pooled),
         max_releases: pr.map(|r| r.max_releases),
@@ -289,7 +290,7 @@ pub fn privacy_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Pr
     let mut rows = Vec::new();
     for &sigma0 in &plan.sigmas {
         let cfg = FedTrainConfig {
-            sigma0,
+            sigma0: NoiseMultiplier::new(sigma0)?,
             ..base.clone()
         };
         let rs = runs.run_seeds(s, &cfg, Method::CeFedGnn, seeds)?;
@@ -375,7 +376,7 @@ pub fn approximations_table(
         halo_average: None,
         clip: NO_CLIP,
         radius: 0.1 * NO_CLIP,
-        sigma0: 0.0,
+        sigma0: NoiseMultiplier::ZERO,
         ..default.clone()
     };
     let stale = FedTrainConfig {
@@ -458,7 +459,7 @@ pub fn approximations_table(
             beta,
             halo_average: cfg.halo_average,
             clip: cfg.clip,
-            sigma0: cfg.sigma0,
+            sigma0: cfg.sigma0.get(),
             seeds: seeds.clone(),
             runs: rs.len(),
             f1_mean: f1,
@@ -512,7 +513,7 @@ pub struct RadiusRow {
 fn observed_run(
     plan: &Plan,
     s: &Setting,
-    sigma0: f64,
+    sigma0: NoiseMultiplier,
 ) -> Result<(FedReport, Option<crate::train::ClientObservation>)> {
     let seed = plan.seeds_for(true).first().copied().unwrap_or(0);
     let cfg = FedTrainConfig {
@@ -551,7 +552,7 @@ pub fn radius_table(plan: &Plan, s: &Setting) -> Result<Vec<RadiusRow>> {
     };
     Ok(vec![RadiusRow {
         setting: s.label.clone(),
-        sigma0: pr.sigma0,
+        sigma0: pr.sigma0.get(),
         clip: pr.clip,
         max_releases: pr.max_releases,
         eps_p_default: pr.eps_rdp,
@@ -608,7 +609,7 @@ pub fn attack_table(plan: &Plan, s: &Setting) -> Result<Vec<AttackRow>> {
     }
     let mut rows = Vec::new();
     for &sigma0 in &plan.attack_sigmas {
-        let (r, seen) = observed_run(plan, s, sigma0)?;
+        let (r, seen) = observed_run(plan, s, NoiseMultiplier::new(sigma0)?)?;
         let Some(seen) = seen else { continue };
         let a = crate::attack::attack(&s.task.features, &seen)?;
         let l = crate::attack::label_attack(&s.task.labels, s.task.num_classes, &seen)?;

@@ -2,7 +2,7 @@
 
 use dp_core::accountant::RdpAccountant;
 use dp_core::conversions::gaussian_rdp_to_approx_classic;
-use dp_core::params::Delta;
+use dp_core::params::{Delta, NoiseMultiplier, NoiseScale};
 use serde::Serialize;
 
 use super::config::ReleaseConfig;
@@ -27,14 +27,13 @@ privacy guarantee, and neither are the cross-edge attributes visible to both ban
 ///
 /// # Example
 /// ```
-/// let eps = cefedgnn::privacy::closed_form_eps(63, 0.1, 1e-5)?;
+/// let eps = cefedgnn::privacy::closed_form_eps(63, 0.1, "1e-5".parse()?)?;
 /// assert!((eps - 4.12).abs() < 0.005);
-/// # Ok::<(), cefedgnn::FedError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn closed_form_eps(releases: u64, p_over_sigma: f64, delta: f64) -> Result<f64> {
+pub fn closed_form_eps(releases: u64, p_over_sigma: f64, delta: Delta) -> Result<f64> {
     let x = non_negative("p_over_sigma", p_over_sigma)?;
-    let delta = Delta::new(delta)?.get();
-    Ok(gaussian_rdp_to_approx_classic(releases, x, delta)?)
+    Ok(gaussian_rdp_to_approx_classic(releases, x, delta.get())?)
 }
 
 /// dp_accounting's default orders refined with 1.01, 1.02, …, 1.99: for large ε the optimal
@@ -63,20 +62,21 @@ fn orders() -> Vec<f64> {
 ///
 /// # Example
 /// ```
-/// let ((eps, _), (classic, _)) = cefedgnn::privacy::rdp_eps(63, 1.0, 0.1, 1e-5)?;
-/// let closed = cefedgnn::privacy::closed_form_eps(63, 0.1, 1e-5)?;
+/// let delta = "1e-5".parse()?;
+/// let ((eps, _), (classic, _)) = cefedgnn::privacy::rdp_eps(63, "1".parse()?, 0.1, delta)?;
+/// let closed = cefedgnn::privacy::closed_form_eps(63, 0.1, delta)?;
 /// assert!(eps <= classic && eps <= closed);
-/// # Ok::<(), cefedgnn::FedError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn rdp_eps(
     releases: u64,
-    sigma: f64,
+    sigma: NoiseScale,
     radius: f64,
-    delta: f64,
+    delta: Delta,
 ) -> Result<((f64, f64), (f64, f64))> {
-    let sigma = positive("sigma", sigma)?;
+    let sigma = positive("sigma", sigma.get())?;
     let radius = non_negative("radius", radius)?;
-    let delta = Delta::new(delta)?.get();
+    let delta = delta.get();
     if releases == 0 || radius == 0.0 {
         return Ok(((0.0, f64::NAN), (0.0, f64::NAN)));
     }
@@ -101,13 +101,13 @@ pub struct StandardDpFigure {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PrivacyReport {
     /// Noise multiplier σ₀.
-    pub sigma0: f64,
+    pub sigma0: NoiseMultiplier,
     /// Clip norm C.
     pub clip: f64,
     /// σ = σ₀·C.
-    pub sigma: f64,
+    pub sigma: NoiseScale,
     /// δ.
-    pub delta: f64,
+    pub delta: Delta,
     /// Metric radius p.
     pub radius: f64,
     /// Largest number of rows released for one node (the R of the bound).
@@ -150,8 +150,8 @@ impl PrivacyReport {
     /// `counts`: a node released at most `counts.max_releases` times with noise σ₀·C.
     ///
     /// # Errors
-    /// [`crate::FedError::InvalidParam`] naming `sigma0` (not finite ≥ 0), `clip` (not finite > 0),
-    /// `radius` or `delta`.
+    /// [`crate::FedError::InvalidParam`] naming `clip` (not finite > 0), `radius` or `sigma` (σ₀·C
+    /// not finite); σ₀ and δ are checked by their types.
     ///
     /// # Privacy
     /// As [`rdp_eps`] and [`closed_form_eps`]; σ₀ = 0 means no noise, reported as ε = ∞.
@@ -159,7 +159,14 @@ impl PrivacyReport {
     /// # Example
     /// ```
     /// use cefedgnn::privacy::{PrivacyReport, ReleaseConfig, ReleaseCounts};
-    /// let config = ReleaseConfig { clip: 1.0, sigma0: 1.0, radius: 0.1, delta: 1e-5, budget_eps: None };
+    /// use dp_core::params::{Delta, NoiseMultiplier};
+    /// let config = ReleaseConfig {
+    ///     clip: 1.0,
+    ///     sigma0: NoiseMultiplier::ONE,
+    ///     radius: 0.1,
+    ///     delta: Delta::TEN_TO_MINUS_5,
+    ///     budget_eps: None,
+    /// };
     /// let counts = ReleaseCounts { max_releases: 938, nodes_released: 938, total_releases: 938, ledger_entries: 0 };
     /// let r = PrivacyReport::compute(&config, counts)?;
     /// assert!(r.eps_rdp < 25.0 && r.standard_dp.eps_closed_form > 1000.0);
@@ -180,12 +187,10 @@ impl PrivacyReport {
             total_releases,
             ledger_entries,
         } = counts;
-        let sigma0 = non_negative("sigma0", sigma0)?;
         let clip = positive("clip", clip)?;
         let radius = non_negative("radius", radius)?;
-        let delta = Delta::new(delta)?.get();
-        let sigma = sigma0 * clip;
-        let (eps_cf, (eps_rdp, order), (classic, _), std) = if sigma0 == 0.0 {
+        let sigma = sigma0.scale(clip)?;
+        let (eps_cf, (eps_rdp, order), (classic, _), std) = if sigma0.get() == 0.0 {
             let inf = f64::INFINITY;
             let std = StandardDpFigure {
                 radius: 2.0 * clip,
@@ -194,11 +199,11 @@ impl PrivacyReport {
             };
             (inf, (inf, f64::NAN), (inf, f64::NAN), std)
         } else {
-            let cf = closed_form_eps(max_releases, radius / sigma, delta)?;
+            let cf = closed_form_eps(max_releases, radius / sigma.get(), delta)?;
             let (imp, cl) = rdp_eps(max_releases, sigma, radius, delta)?;
             let std = StandardDpFigure {
                 radius: 2.0 * clip,
-                eps_closed_form: closed_form_eps(max_releases, 2.0 / sigma0, delta)?,
+                eps_closed_form: closed_form_eps(max_releases, 2.0 / sigma0.get(), delta)?,
                 eps_rdp: rdp_eps(max_releases, sigma, 2.0 * clip, delta)?.0.0,
             };
             (cf, imp, cl, std)
@@ -228,9 +233,17 @@ mod tests {
     use super::*;
     use crate::error::FedError;
 
+    fn delta(d: f64) -> Delta {
+        Delta::new(d).unwrap()
+    }
+
+    fn sigma(s: f64) -> NoiseScale {
+        NoiseScale::new(s).unwrap()
+    }
+
     #[test]
     fn worked_values_of_the_design_note() {
-        let d = 1e-5;
+        let d = delta(1e-5);
         let e1 = closed_form_eps(63, 0.1, d).unwrap();
         let e2 = closed_form_eps(938, 0.1, d).unwrap();
         let e3 = closed_form_eps(938, 1.0, d).unwrap();
@@ -243,13 +256,13 @@ mod tests {
     fn closed_form_is_dp_cores_bound() {
         // dp-core's rounded-up closed form, within 10⁻¹⁴ relative of the values pinned before
         // the formula moved to dp-core (then rounded by hand, one ulp up).
-        let d = 1e-5;
+        let d = delta(1e-5);
         for (r, mu, old) in [
             (63, 0.1, 0x4010_7eae_52db_a63a),
             (938, 1.0, 0x4083_3fb5_17f5_e19f),
         ] {
             let eps = closed_form_eps(r, mu, d).unwrap();
-            assert_eq!(eps, gaussian_rdp_to_approx_classic(r, mu, d).unwrap());
+            assert_eq!(eps, gaussian_rdp_to_approx_classic(r, mu, d.get()).unwrap());
             let old = f64::from_bits(old);
             assert!(eps >= old && eps - old < 1e-14 * old, "{eps} vs {old}");
         }
@@ -268,21 +281,22 @@ mod tests {
             (500, 0.05),
         ] {
             // σ = 2, p = x·σ.
-            let ((imp, order), (classic, _)) = rdp_eps(r, 2.0, 2.0 * x, 1e-5).unwrap();
-            let closed = closed_form_eps(r, x, 1e-5).unwrap();
+            let ((imp, order), (classic, _)) =
+                rdp_eps(r, sigma(2.0), 2.0 * x, delta(1e-5)).unwrap();
+            let closed = closed_form_eps(r, x, delta(1e-5)).unwrap();
             assert!(imp <= closed, "R={r} p/σ={x}: {imp} > {closed}");
             assert!(imp <= classic, "improved {imp} vs classic {classic}");
             // The classic conversion on a grid is within a few percent of the continuous optimum.
             assert!(classic >= closed * (1.0 - 1e-9) && classic <= closed * 1.05 + 1e-9);
             assert!(order > 1.0);
         }
-        assert_eq!(rdp_eps(0, 1.0, 1.0, 1e-5).unwrap().0.0, 0.0);
+        assert_eq!(rdp_eps(0, sigma(1.0), 1.0, delta(1e-5)).unwrap().0.0, 0.0);
         assert!(matches!(
-            rdp_eps(1, 0.0, 1.0, 1e-5),
+            rdp_eps(1, sigma(0.0), 1.0, delta(1e-5)),
             Err(FedError::InvalidParam { name: "sigma", .. })
         ));
-        assert!(closed_form_eps(1, -1.0, 1e-5).is_err());
-        assert!(closed_form_eps(1, 1.0, 1.0).is_err());
+        assert!(closed_form_eps(1, -1.0, delta(1e-5)).is_err());
+        assert!(Delta::new(1.0).is_err());
     }
 
     #[test]
@@ -290,9 +304,9 @@ mod tests {
         // σ₀ = 0.5, p = 0.1σ, 938 releases: metric DP ≈ 19, standard DP (p = 2C) far above 1000.
         let config = |sigma0| ReleaseConfig {
             clip: 2.0,
-            sigma0,
+            sigma0: NoiseMultiplier::new(sigma0).unwrap(),
             radius: 0.1,
-            delta: 1e-5,
+            delta: delta(1e-5),
             budget_eps: None,
         };
         let counts = |max_releases, nodes_released, total_releases, ledger_entries| ReleaseCounts {
@@ -302,7 +316,7 @@ mod tests {
             ledger_entries,
         };
         let r = PrivacyReport::compute(&config(0.5), counts(938, 10, 9380, 938)).unwrap();
-        assert_eq!(r.sigma, 1.0);
+        assert_eq!(r.sigma.get(), 1.0);
         assert!(r.eps_rdp <= r.eps_closed_form && r.eps_closed_form < 20.0);
         assert!(r.standard_dp.eps_rdp > 1000.0 && r.standard_dp.radius == 4.0);
         assert!(r.not_covered.contains("Model parameters and gradients"));
@@ -315,9 +329,7 @@ mod tests {
         )
         .unwrap();
         assert!(none.eps_rdp.is_infinite() && none.standard_dp.eps_closed_form.is_infinite());
-        assert!(matches!(
-            PrivacyReport::compute(&config(-0.1), counts(1, 1, 1, 0)),
-            Err(FedError::InvalidParam { name: "sigma0", .. })
-        ));
+        // σ₀ < 0 cannot reach a report: its type refuses it.
+        assert!(NoiseMultiplier::new(-0.1).is_err());
     }
 }

@@ -61,7 +61,9 @@ pub fn clip_l2(row: &mut [f32], clip: f64) -> f64 {
 /// # Example
 /// ```
 /// use cefedgnn::privacy::{BoundaryReleaser, ReleaseConfig};
-/// let cfg = ReleaseConfig { clip: 1.0, sigma0: 1.0, radius: 0.1, delta: 1e-5, budget_eps: None };
+/// # use dp_core::params::{Delta, NoiseMultiplier};
+/// let (sigma0, delta) = (NoiseMultiplier::ONE, Delta::TEN_TO_MINUS_5);
+/// let cfg = ReleaseConfig { clip: 1.0, sigma0, radius: 0.1, delta, budget_eps: None };
 /// let mut rel = BoundaryReleaser::new(0, cfg, &[4, 9], dp_core::rng::seeded_rng(1))?;
 /// let rows = rel.release(0, 0, &[9], &[30.0, 40.0], 2)?;
 /// assert_eq!(rows.nodes, vec![9]);
@@ -143,10 +145,10 @@ impl BoundaryReleaser {
         rng: ChaCha20Rng,
     ) -> Result<Self> {
         config.check()?;
-        let sigma = config.sigma0 * config.clip;
-        let (mechanism, ledger) = if config.sigma0 > 0.0 {
+        let sigma = config.sigma0.scale(config.clip)?.get();
+        let (mechanism, ledger) = if config.sigma0.get() > 0.0 {
             let mech = GaussianParams::new(sigma).check()?;
-            let budget = ApproxDp::new(config.budget_eps.unwrap_or(f64::MAX), config.delta)?;
+            let budget = ApproxDp::new(config.budget_eps.unwrap_or(f64::MAX), config.delta.get())?;
             (Some(mech), Some(PrivacyLedger::new(budget)?))
         } else {
             (None, None)
@@ -345,9 +347,9 @@ mod tests {
     fn cfg(sigma0: f64) -> ReleaseConfig {
         ReleaseConfig {
             clip: 2.0,
-            sigma0,
+            sigma0: dp_core::params::NoiseMultiplier::new(sigma0).unwrap(),
             radius: 0.2,
-            delta: 1e-5,
+            delta: dp_core::params::Delta::TEN_TO_MINUS_5,
             budget_eps: None,
         }
     }
@@ -442,6 +444,7 @@ mod tests {
         let r = open.release(0, 1, &[1], &[3.0, 4.0], 2).unwrap();
         assert!((r.values[0] - 1.2).abs() < 1e-5 && (r.values[1] - 1.6).abs() < 1e-5);
         assert!(open.ledger().is_none() && open.report().unwrap().eps_rdp.is_infinite());
-        assert!(BoundaryReleaser::new(0, cfg(-1.0), &[1], seeded_rng(0)).is_err());
+        // σ₀ < 0 cannot reach a releaser: its type refuses it.
+        assert!(dp_core::params::NoiseMultiplier::new(-1.0).is_err());
     }
 }

@@ -52,6 +52,7 @@ pub use run::{
 pub(crate) use run::{apply_broadcast, noise_rng, score, trainer_rng};
 pub use task::{AmlSplit, AmlTaskOptions, FedTask, Metric, PartitionKind, task_rng};
 
+use dp_core::params::{Delta, NoiseMultiplier};
 use dp_core::rng::NoiseSource;
 use serde::{Deserialize, Serialize};
 
@@ -187,7 +188,7 @@ impl Method {
     pub(crate) fn run_config(self, cfg: &FedTrainConfig) -> FedTrainConfig {
         let mut c = cfg.clone();
         if self == Self::SwiftFedGnn {
-            c.sigma0 = 0.0;
+            c.sigma0 = NoiseMultiplier::ZERO;
             c.clip = SWIFT_CLIP;
             c.radius = 0.1 * SWIFT_CLIP;
             c.halo_average = None;
@@ -303,11 +304,11 @@ pub struct FedTrainConfig {
     /// Clip norm C of released rows.
     pub clip: f64,
     /// Noise multiplier σ₀ (σ = σ₀·C; 0 = no noise).
-    pub sigma0: f64,
+    pub sigma0: NoiseMultiplier,
     /// Metric radius p of the privacy report.
     pub radius: f64,
     /// δ of the privacy report.
-    pub delta: f64,
+    pub delta: Delta,
     /// Weight the loss by inverse class frequency of the client's own training labels.
     pub balanced_loss: bool,
     /// Seed of initialisation, sampling and dropout (training randomness, never noise).
@@ -417,9 +418,9 @@ impl Default for FedTrainConfig {
             batch_size: 64,
             fanout: Some(10),
             clip: 1.0,
-            sigma0: 1.0,
+            sigma0: NoiseMultiplier::ONE,
             radius: 0.1,
-            delta: 1e-5,
+            delta: Delta::TEN_TO_MINUS_5,
             balanced_loss: false,
             seed: 0,
             noise: NoiseSource::Os,
@@ -444,7 +445,7 @@ impl FedTrainConfig {
     /// ```
     /// use cefedgnn::train::{CITATION_CLIP, FedTrainConfig};
     /// let c = FedTrainConfig::citation();
-    /// assert_eq!((c.clip, c.radius, c.sigma0), (CITATION_CLIP, 0.1 * CITATION_CLIP, 1.0));
+    /// assert_eq!((c.clip, c.radius, c.sigma0.get()), (CITATION_CLIP, 0.1 * CITATION_CLIP, 1.0));
     /// ```
     pub fn citation() -> Self {
         Self {
@@ -512,7 +513,8 @@ impl FedTrainConfig {
     /// follows the clip norm (p = 0.1·C) unless it is given.
     ///
     /// # Errors
-    /// [`FedError::InvalidParam`] for an unknown field, a value of the wrong type, or a
+    /// [`FedError::InvalidParam`] for an unknown field, a value of the wrong type or outside its
+    /// domain (σ₀ < 0, δ ∉ (0, 1): refused by their types), or a
     /// configuration [`FedTrainConfig::check`] refuses.
     ///
     /// # Example
@@ -548,8 +550,10 @@ impl FedTrainConfig {
             radius_given |= name == "radius";
             fields.insert(name, value.clone());
         }
-        let mut cfg: Self = serde_json::from_value(serde_json::Value::Object(fields))
-            .map_err(|e| FedError::param("train config", e, "a value has the wrong type"))?;
+        let mut cfg: Self =
+            serde_json::from_value(serde_json::Value::Object(fields)).map_err(|e| {
+                FedError::param("train config", e, "a value of the wrong type or domain")
+            })?;
         if !radius_given && overrides.keys().any(|k| k == "clip") {
             cfg.radius = 0.1 * cfg.clip;
         }

@@ -928,7 +928,7 @@ fn observe(local: &mut Local<'_>) -> Result<Option<ClientObservation>> {
         halo_nodes: nodes,
         halo_rows,
         clip: local.cfg.clip,
-        sigma: local.cfg.sigma0 * local.cfg.clip,
+        sigma: local.cfg.sigma0.get() * local.cfg.clip,
     }))
 }
 
@@ -1154,7 +1154,7 @@ mod tests {
         let cfg = FedTrainConfig {
             rounds: 6,
             local_steps: 8,
-            sigma0: 0.0,
+            sigma0: dp_core::params::NoiseMultiplier::ZERO,
             noise: dp_core::rng::NoiseSource::Seeded(1),
             ..FedTrainConfig::citation()
         };

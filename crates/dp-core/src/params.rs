@@ -37,6 +37,17 @@ impl Epsilon {
         positive("eps", eps).map(Self)
     }
 
+    /// A constant ε, checked at compile time when used in a `const`:
+    /// `const EPS_D: Epsilon = Epsilon::constant(0.1);` (an invalid value fails to compile;
+    /// called at run time it panics, so pass run-time values to [`Epsilon::new`]).
+    ///
+    /// # Panics
+    /// Unless `eps` is finite and > 0.
+    pub const fn constant(eps: f64) -> Self {
+        assert!(eps > 0.0 && eps < f64::INFINITY, "ε must be finite and > 0");
+        Self(eps)
+    }
+
     /// The value.
     pub const fn get(self) -> f64 {
         self.0

@@ -141,7 +141,7 @@ fn baseline_out<'py>(
     let info = PyDict::new(py);
     info.set_item("name", r.name)?;
     info.set_item("variant", r.variant)?;
-    info.set_item("eps", r.eps)?;
+    info.set_item("eps", r.eps.get())?;
     info.set_item("eps_edge", r.eps_edge)?;
     match r.weights {
         Some(w) => info.set_item("weights", numpy::PyArray1::from_vec(py, w))?,
@@ -173,6 +173,8 @@ pub(crate) fn baseline<'py>(
     let m: edgerefine::baselines::Baseline = crate::choices::parse(method)?;
     let mut r = noise_rng(seed, edgerefine::streams::BASELINE)?;
     let g = &graph.inner;
+    // ε is refused here, once, with dp-core's message.
+    let eps = guard(|| dp_core::params::Epsilon::new(eps))?;
     let release = py.detach(|| guard(|| m.release(g, eps, &mut r)))?;
     baseline_out(py, release)
 }

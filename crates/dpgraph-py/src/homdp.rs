@@ -135,7 +135,10 @@ pub(crate) fn embed<'py>(
     let rho = guard(|| dp_core::params::Rho::new(rho))?;
     let delta = guard(|| dp_core::params::Delta::new(delta))?;
     let private_degree = private_degree_rho
-        .map(|r| guard(|| homdp::PrivateDegree::new(r, degree_quantile)))
+        .map(|r| {
+            let r = guard(|| dp_core::params::Rho::new(r))?;
+            guard(|| homdp::PrivateDegree::new(r, degree_quantile))
+        })
         .transpose()?;
     let gs: Vec<graph_core::Graph> = graphs.iter().map(|g| g.inner.clone()).collect();
     let ps: Vec<homdp::Pattern> = patterns.iter().map(|p| p.inner.clone()).collect();

@@ -176,7 +176,7 @@ fn embed(args: &EmbedArgs, global: Global) -> Result<()> {
         patterns_out,
     } = args;
     let private_degree = private_degree_rho
-        .map(|r| homdp::PrivateDegree::new(r.get(), *degree_quantile))
+        .map(|r| homdp::PrivateDegree::new(r, *degree_quantile))
         .transpose()?;
     if *num_patterns == 0 {
         bail!("--num-patterns must be at least 1");

@@ -5,6 +5,7 @@
 //! message when Cora is not installed in `$DPGRAPH_DATA`, and fails then if
 //! `DPGRAPH_REQUIRE_DATA=1`.
 
+use dp_core::params::Epsilon;
 use edgerefine::baselines::{
     BlinkArtifactParams, BlinkArtifactVariant, BlinkParams, BlinkVariant, blink, blink_artifact,
 };
@@ -50,7 +51,7 @@ fn mean_counts(g: &Graph, seeds: &[u64]) -> ((f64, f64), (f64, f64)) {
         let r = blink_artifact(
             g,
             BlinkArtifactVariant::Hard,
-            &BlinkArtifactParams::new(2.5),
+            &BlinkArtifactParams::new(Epsilon::constant(2.5)),
             &mut rng,
         )
         .unwrap();
@@ -58,7 +59,13 @@ fn mean_counts(g: &Graph, seeds: &[u64]) -> ((f64, f64), (f64, f64)) {
         eprintln!("seed {seed}: the artifact's Blink releases {e} edges, {t} true");
         a = (a.0 + e as f64, a.1 + t as f64);
         let mut rng = dp_core::rng::seeded_rng(seed);
-        let r = blink(g, BlinkVariant::Hard, &BlinkParams::new(2.5), &mut rng).unwrap();
+        let r = blink(
+            g,
+            BlinkVariant::Hard,
+            &BlinkParams::new(Epsilon::constant(2.5)),
+            &mut rng,
+        )
+        .unwrap();
         let (e, t) = counts(g, &r.graph);
         eprintln!("seed {seed}: the original Blink releases {e} edges, {t} true");
         o = (o.0 + e as f64, o.1 + t as f64);

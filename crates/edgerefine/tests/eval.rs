@@ -4,6 +4,7 @@
 mod common;
 
 use common::cycles_and_stars;
+use dp_core::params::Epsilon;
 use edgerefine::TieBreak;
 use edgerefine::eval::{EdgeCount, Method, release_graph_set};
 
@@ -15,7 +16,7 @@ fn per_graph_release_keeps_each_graph_and_its_labels() {
         tie_break: TieBreak::Default,
         edge_count: EdgeCount::Supplied,
     };
-    let (rel, s) = release_graph_set(&ds, er, 2.0, 5).unwrap();
+    let (rel, s) = release_graph_set(&ds, er, Epsilon::constant(2.0), 5).unwrap();
     assert_eq!(rel.graphs().len(), 20);
     for (a, b) in ds.graphs().iter().zip(rel.graphs()) {
         assert_eq!(a.num_nodes(), b.num_nodes());
@@ -30,9 +31,9 @@ fn per_graph_release_keeps_each_graph_and_its_labels() {
     );
     assert_eq!(rel.node_labels(), ds.node_labels());
     assert_eq!(rel.targets(), ds.targets());
-    let (again, _) = release_graph_set(&ds, er, 2.0, 5).unwrap();
+    let (again, _) = release_graph_set(&ds, er, Epsilon::constant(2.0), 5).unwrap();
     assert_eq!(again.graphs(), rel.graphs(), "same seed, same release");
-    let (origin, s) = release_graph_set(&ds, Method::Origin, 1.0, 0).unwrap();
+    let (origin, s) = release_graph_set(&ds, Method::Origin, Epsilon::constant(1.0), 0).unwrap();
     assert_eq!(origin.graphs(), ds.graphs());
     assert_eq!((s.precision, s.recall), (1.0, 1.0));
 }
@@ -71,7 +72,13 @@ mod train {
         // Constant node labels: only the structure separates cycles from stars.
         let ds = cycles_and_stars(40);
         let with = train_graph_release(&ds, GraphModel::Gin, 3).unwrap();
-        let (empty, _) = release_graph_set(&ds, Method::NoGraph, 1.0, 0).unwrap();
+        let (empty, _) = release_graph_set(
+            &ds,
+            Method::NoGraph,
+            dp_core::params::Epsilon::constant(1.0),
+            0,
+        )
+        .unwrap();
         let without = train_graph_release(&empty, GraphModel::Gin, 3).unwrap();
         assert!(with.test_acc >= 0.99, "{}", with.test_acc);
         assert!(without.test_acc <= 0.75, "{}", without.test_acc);

@@ -219,7 +219,13 @@ mod train {
         let ds = sbm(6);
         let plan = blink_plan();
         let b = &plan.blink;
-        let row = blink::variant_row(&ds, &plan, BlinkVariant::Hard, 2.0).unwrap();
+        let row = blink::variant_row(
+            &ds,
+            &plan,
+            BlinkVariant::Hard,
+            dp_core::params::Epsilon::constant(2.0),
+        )
+        .unwrap();
         assert_eq!(row.scores.method, "Blink-hard (original, δ_b tuned)");
         assert_eq!((row.scores.eps, row.published), (Some(2.0), Some(0.712)));
         assert_eq!(row.scores.runs.len(), 2);
@@ -229,8 +235,8 @@ mod train {
         let mut losses = Vec::new();
         for &delta in &b.deltas {
             let params = BlinkParams {
-                delta,
-                ..BlinkParams::new(2.0)
+                degree_share: delta,
+                ..BlinkParams::new(dp_core::params::Epsilon::constant(2.0))
             };
             let r = blink_posterior(ds.graph(), &params, 0)
                 .unwrap()
@@ -253,7 +259,7 @@ mod train {
         let chosen = losses.iter().find(|x| (x.0 - min).abs() < 1e-6).unwrap().1;
         assert_eq!(
             (row.delta_b, row.dropout),
-            (Some(chosen.delta), chosen.dropout)
+            (Some(chosen.degree_share), chosen.dropout)
         );
     }
 

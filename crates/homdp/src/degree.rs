@@ -31,6 +31,7 @@
 
 use dp_core::measures::Zcdp;
 use dp_core::mechanisms::ExponentialParams;
+use dp_core::params::{Epsilon, Rho};
 use graph_core::{Graph, GraphBuilder};
 use rand::CryptoRng;
 
@@ -44,11 +45,12 @@ pub const STABLE_CLIP_DISTANCE: usize = 3;
 ///
 /// # Example
 /// ```
-/// let pd = homdp::PrivateDegree::new(0.001, 1.0)?;
+/// use dp_core::params::Rho;
+/// let pd = homdp::PrivateDegree::new(Rho::new(0.001)?, 1.0)?;
 /// assert!((pd.eps() - 0.0447213595).abs() < 1e-9);
-/// assert!(homdp::PrivateDegree::new(0.0, 1.0).is_err());
-/// assert!(homdp::PrivateDegree::new(0.001, 0.0).is_err());
-/// # Ok::<(), homdp::HomdpError>(())
+/// assert!(homdp::PrivateDegree::new(Rho::new(1e12)?, 1.0).is_err()); // beyond the sampler
+/// assert!(homdp::PrivateDegree::new(Rho::new(0.001)?, 0.0).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct PrivateDegree {
@@ -61,11 +63,12 @@ impl PrivateDegree {
     /// mechanism's error of about `1/ε` graphs).
     ///
     /// # Errors
-    /// [`crate::HomdpError::InvalidParam`] for ρ_Δ not finite and > 0, or above 2³⁹ (ε = √(2ρ_Δ) must
-    /// stay within dp-core's exact sampler), or `quantile` ∉ (0, 1].
-    pub fn new(rho: f64, quantile: f64) -> Result<Self> {
-        if !(rho.is_finite() && rho > 0.0 && rho <= 2f64.powi(39)) {
-            return invalid("degree_rho", rho, "must be finite, > 0 and <= 2^39");
+    /// [`crate::HomdpError::InvalidParam`] for ρ_Δ above 2³⁹ (ε = √(2ρ_Δ) must stay within
+    /// dp-core's exact sampler), or `quantile` ∉ (0, 1].
+    pub fn new(rho: Rho, quantile: f64) -> Result<Self> {
+        let rho = rho.get();
+        if rho > 2f64.powi(39) {
+            return invalid("degree_rho", rho, "must be <= 2^39");
         }
         if !(quantile > 0.0 && quantile <= 1.0) {
             return invalid("degree_quantile", quantile, "must be in (0, 1]");
@@ -98,7 +101,7 @@ pub struct DegreeEstimate {
     /// Its guarantee as zCDP (from the mechanism's ε-DP; rounded up by dp-core).
     pub zcdp: Zcdp,
     /// ε of the exponential mechanism.
-    pub eps: f64,
+    pub eps: Epsilon,
     /// The settings it was drawn with.
     pub settings: PrivateDegree,
     /// Number of candidate bounds.
@@ -152,7 +155,7 @@ pub fn candidate_bounds(max_nodes: usize) -> Vec<usize> {
 /// let path = Graph::from_edges(6, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)])?;
 /// let mut graphs = vec![path; 3000];
 /// graphs.push(star);
-/// let pd = homdp::PrivateDegree::new(0.5, 1.0)?;
+/// let pd = homdp::PrivateDegree::new("0.5".parse()?, 1.0)?;
 /// let est = homdp::estimate_degree_bound(&graphs, &pd, &mut dp_core::rng::seeded_rng(4))?;
 /// // ε = 1: one graph above Δ̂ = 2 costs less than the prior's step (16 graphs), so Δ̂ = 2 (the
 /// // star is clipped) is the likeliest; Δ̂ = 1 (3000 graphs above it) has weight e^-1500.
@@ -191,7 +194,7 @@ pub fn estimate_degree_bound<R: CryptoRng + ?Sized>(
     Ok(DegreeEstimate {
         bound: candidates[pick],
         zcdp: em.pure_dp().to_zcdp()?,
-        eps,
+        eps: Epsilon::new(eps)?,
         settings: *settings,
         candidates: candidates.len(),
     })
@@ -322,7 +325,7 @@ mod tests {
         }
         let true_max = graphs.iter().map(Graph::max_degree).max().unwrap();
         assert!(true_max > 20);
-        let pd = PrivateDegree::new(0.01, 1.0)?;
+        let pd = PrivateDegree::new(Rho::new(0.01)?, 1.0)?;
         let mut hits = 0;
         for s in 0..20 {
             let est = estimate_degree_bound(&graphs, &pd, &mut seeded_rng(s))?;
@@ -338,9 +341,10 @@ mod tests {
             estimate_degree_bound(&[], &pd, &mut seeded_rng(0)),
             Err(HomdpError::InvalidParam { .. })
         ));
-        for (rho, q) in [(f64::NAN, 1.0), (-1.0, 1.0), (1.0, 1.5), (1.0, f64::NAN)] {
-            assert!(PrivateDegree::new(rho, q).is_err(), "{rho} {q}");
+        for (rho, q) in [(1e12, 1.0), (1.0, 1.5), (1.0, f64::NAN), (1.0, 0.0)] {
+            assert!(PrivateDegree::new(Rho::new(rho)?, q).is_err(), "{rho} {q}");
         }
+        assert!(Rho::new(f64::NAN).is_err() && Rho::new(-1.0).is_err());
         Ok(())
     }
 
@@ -359,8 +363,10 @@ mod tests {
             })
             .collect();
         let mut rng = seeded_rng(1);
-        let half = estimate_degree_bound(&graphs, &PrivateDegree::new(0.5, 0.5)?, &mut rng)?;
-        let all = estimate_degree_bound(&graphs, &PrivateDegree::new(0.5, 1.0)?, &mut rng)?;
+        let half =
+            estimate_degree_bound(&graphs, &PrivateDegree::new(Rho::new(0.5)?, 0.5)?, &mut rng)?;
+        let all =
+            estimate_degree_bound(&graphs, &PrivateDegree::new(Rho::new(0.5)?, 1.0)?, &mut rng)?;
         // q = 0.5: 2..=7 cover the same 500 graphs (the prior prefers 2); q = 1: only 8 and 9
         // cover all.
         assert!((2..=7).contains(&half.bound) && (8..=9).contains(&all.bound));

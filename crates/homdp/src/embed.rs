@@ -518,7 +518,7 @@ mod tests {
         // One dense outlier the estimate should leave above Δ̂ (and clip).
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         graphs.push(graph_core::generate::erdos_renyi(21, 0.9, &mut rng)?);
-        let pd = PrivateDegree::new(0.05, 1.0)?;
+        let pd = PrivateDegree::new(rho(0.05), 1.0)?;
         let params = EmbeddingParams::new(rho(0.01)).private_degree(Some(pd));
         let emb = embed(&pats, &graphs, &params, &mut seeded_rng(3))?;
         let est = *emb.degree_estimate().expect("estimated");

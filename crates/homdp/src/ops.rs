@@ -150,7 +150,7 @@ pub fn embed(
                 Ok(DegreeRecord {
                     bound: e.bound,
                     rho: Rho::new(e.zcdp.rho())?,
-                    eps: Epsilon::new(e.eps)?,
+                    eps: e.eps,
                     quantile: e.settings.quantile(),
                     candidates: e.candidates,
                 })

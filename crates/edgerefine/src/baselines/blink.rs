@@ -40,9 +40,10 @@ use crate::error::{EdgeRefineError, Result};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BlinkParams {
     /// Total ε per user.
-    pub eps: f64,
-    /// Share `δ_b` of ε spent on the degree (Laplace); the rest goes to randomized response.
-    pub delta: f64,
+    pub eps: Epsilon,
+    /// Share `δ_b` of ε spent on the degree (Laplace); the rest goes to randomized response (a
+    /// budget share, not a DP δ).
+    pub degree_share: f64,
     /// Fixed-point iterations of the β-model fit (200 as the reference).
     pub iterations: usize,
     /// Soft variant only: pairs with posterior ≤ this are not released (default 1e-6).
@@ -51,10 +52,10 @@ pub struct BlinkParams {
 
 impl BlinkParams {
     /// Defaults: `δ_b = 0.1`, 200 iterations, soft floor 1e-6.
-    pub fn new(eps: f64) -> Self {
+    pub fn new(eps: Epsilon) -> Self {
         Self {
             eps,
-            delta: 0.1,
+            degree_share: 0.1,
             iterations: 200,
             soft_floor: 1e-6,
         }
@@ -62,8 +63,8 @@ impl BlinkParams {
 
     /// `(ε_d, ε_a)` after validation.
     fn split(&self) -> Result<(f64, f64)> {
-        let eps = Epsilon::new(self.eps)?.get();
-        let delta = check_share("delta", self.delta)?;
+        let eps = self.eps.get();
+        let delta = check_share("delta", self.degree_share)?;
         if self.iterations == 0 {
             return Err(EdgeRefineError::InvalidParam {
                 name: "iterations",
@@ -120,16 +121,15 @@ impl BlinkReports {
     /// `(i, j)` meaning "user i reports j as a neighbour".
     ///
     /// # Errors
-    /// Bad ε values, a non-finite degree, a self-pair or an id out of range.
+    /// A non-finite degree, a self-pair or an id out of range.
     pub fn from_parts(
         noisy_degrees: Vec<f64>,
-        eps_d: f64,
-        eps_a: f64,
+        eps_d: Epsilon,
+        eps_a: Epsilon,
         reports: &[(u32, u32)],
     ) -> Result<Self> {
         let n = noisy_degrees.len();
-        Epsilon::new(eps_d)?.get();
-        Epsilon::new(eps_a)?.get();
+        let (eps_d, eps_a) = (eps_d.get(), eps_a.get());
         if let Some(&d) = noisy_degrees.iter().find(|d| !d.is_finite()) {
             return Err(EdgeRefineError::InvalidParam {
                 name: "noisy_degree",
@@ -257,7 +257,7 @@ pub fn blink_client<R: CryptoRng + ?Sized>(
 /// // Three nodes of degree 1: the symmetric fixed point is β = 0 (every p = 1/2).
 /// let beta = edgerefine::baselines::beta_model_fit(&[1.0, 1.0, 1.0], 200)?;
 /// assert!(beta.iter().all(|b| b.abs() < 1e-12));
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn beta_model_fit(degrees: &[f64], iterations: usize) -> Result<Vec<f64>> {
     let n = degrees.len();
@@ -396,7 +396,7 @@ impl BlinkPosterior {
             beta,
             any: bits.clone(),
             both: bits,
-            soft_floor: BlinkParams::new(1.0).soft_floor,
+            soft_floor: BlinkParams::new(Epsilon::constant(1.0)).soft_floor,
         }
     }
 }
@@ -593,7 +593,7 @@ impl BlinkPosterior {
                 self.eps_d,
                 self.eps_a
             ),
-            eps,
+            eps: Epsilon::new(eps)?,
             eps_edge: 2.0 * eps,
         })
     }
@@ -615,10 +615,10 @@ impl BlinkPosterior {
 /// use edgerefine::baselines::{blink, BlinkParams, BlinkVariant};
 /// let mut rng = dp_core::rng::seeded_rng(2);
 /// let g = graph_core::generate::erdos_renyi(200, 0.05, &mut rng)?;
-/// let r = blink(&g, BlinkVariant::Hybrid, &BlinkParams::new(2.0), &mut rng)?;
+/// let r = blink(&g, BlinkVariant::Hybrid, &BlinkParams::new("2.0".parse()?), &mut rng)?;
 /// assert_eq!(r.name, "blink-hybrid");
 /// assert_eq!(r.weights.as_ref().map(Vec::len), Some(r.graph.num_edges()));
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn blink<R: CryptoRng + ?Sized>(
     graph: &Graph,
@@ -642,10 +642,14 @@ mod tests {
         // n = 3: degrees clip to [1, 1], the β fixed point is 0, every prior is 1/2.
         // ε_a = ln 3 gives p_a = 3/4: posterior 9/10 for x = 2, 1/2 for x = 1, 1/10 for x = 0.
         let eps_a = 3f64.ln();
-        let reports =
-            BlinkReports::from_parts(vec![5.0, -2.0, 1.0], 0.5, eps_a, &[(0, 1), (1, 0), (0, 2)])
-                .unwrap();
-        let params = BlinkParams::new(1.0);
+        let reports = BlinkReports::from_parts(
+            vec![5.0, -2.0, 1.0],
+            Epsilon::constant(0.5),
+            Epsilon::new(eps_a).unwrap(),
+            &[(0, 1), (1, 0), (0, 2)],
+        )
+        .unwrap();
+        let params = BlinkParams::new(Epsilon::constant(1.0));
         let post = blink_server(&reports, &params).unwrap();
         assert!(post.beta().iter().all(|b| b.abs() < 1e-12));
         assert_eq!(post.reports_on(0, 1), 2);
@@ -713,8 +717,8 @@ mod tests {
         let n = 600;
         let g = erdos_renyi(n, 0.02, &mut rng).unwrap();
         let params = BlinkParams {
-            delta: 0.2,
-            ..BlinkParams::new(2.0)
+            degree_share: 0.2,
+            ..BlinkParams::new(Epsilon::constant(2.0))
         };
         let reports = blink_client(&g, &params, &mut rng).unwrap();
         let (eps_d, eps_a) = reports.eps_split();
@@ -745,14 +749,20 @@ mod tests {
     fn hard_release_recovers_a_graph_at_large_eps() {
         let mut rng = dp_core::rng::seeded_rng(10);
         let g = erdos_renyi(300, 0.05, &mut rng).unwrap();
-        let r = blink(&g, BlinkVariant::Hard, &BlinkParams::new(12.0), &mut rng).unwrap();
+        let r = blink(
+            &g,
+            BlinkVariant::Hard,
+            &BlinkParams::new(Epsilon::constant(12.0)),
+            &mut rng,
+        )
+        .unwrap();
         let pr = edge_precision_recall(&r.graph, &g).unwrap();
         assert!(pr.precision > 0.95 && pr.recall > 0.95, "{pr:?}");
         assert!(r.variant.contains("delta_b=0.100"));
         // The hybrid keeps ⌊Σ p⌋ ≈ E edges when the degrees are accurate (ε_d = 1 here).
         let accurate_degrees = BlinkParams {
-            delta: 0.5,
-            ..BlinkParams::new(2.0)
+            degree_share: 0.5,
+            ..BlinkParams::new(Epsilon::constant(2.0))
         };
         let h = blink(&g, BlinkVariant::Hybrid, &accurate_degrees, &mut rng).unwrap();
         let m = g.num_edges() as f64;
@@ -769,16 +779,13 @@ mod tests {
     fn bad_parameters_are_typed_errors() {
         let g = erdos_renyi(30, 0.2, &mut dp_core::rng::seeded_rng(0)).unwrap();
         let mut rng = dp_core::rng::seeded_rng(1);
+        // ε ≤ 0 or NaN cannot reach Blink: its type refuses it.
         for bad in [0.0, -1.0, f64::NAN] {
-            let r = blink(&g, BlinkVariant::Hard, &BlinkParams::new(bad), &mut rng);
-            assert!(matches!(
-                r,
-                Err(EdgeRefineError::InvalidParam { name: "eps", .. })
-            ));
+            assert!(Epsilon::new(bad).is_err());
         }
         let p = BlinkParams {
-            delta: 1.0,
-            ..BlinkParams::new(1.0)
+            degree_share: 1.0,
+            ..BlinkParams::new(Epsilon::constant(1.0))
         };
         assert!(matches!(
             blink(&g, BlinkVariant::Soft, &p, &mut rng),

@@ -110,13 +110,16 @@ impl BlinkArtifactSplit {
     }
 }
 
+/// The artifact's degree budget ε_d = 0.1.
+const ARTIFACT_EPS_D: Epsilon = Epsilon::constant(0.1);
+
 /// Parameters of the EdgeRefine artifact's Blink.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BlinkArtifactParams {
     /// The ε the paper labels the release with (not its guarantee: see the module's `# Privacy`).
-    pub eps: f64,
+    pub eps: Epsilon,
     /// Degree budget, absolute (0.1 in the artifact); the Laplace scale is `1/(2ε_d)`.
-    pub eps_d: f64,
+    pub eps_d: Epsilon,
     /// How `ε_a` follows from ε.
     pub split: BlinkArtifactSplit,
     /// Fixed-point iterations of the β-model fit (200 as the artifact).
@@ -130,10 +133,10 @@ pub struct BlinkArtifactParams {
 impl BlinkArtifactParams {
     /// The artifact's settings: `ε_d = 0.1`, [`BlinkArtifactSplit::Accuracy`], 200 iterations,
     /// the degree-1 fix on.
-    pub fn new(eps: f64) -> Self {
+    pub fn new(eps: Epsilon) -> Self {
         Self {
             eps,
-            eps_d: 0.1,
+            eps_d: ARTIFACT_EPS_D,
             split: BlinkArtifactSplit::Accuracy,
             iterations: 200,
             degree_one_fix: true,
@@ -143,23 +146,22 @@ impl BlinkArtifactParams {
     /// `(ε_d, ε_a)` after validation.
     ///
     /// # Errors
-    /// [`EdgeRefineError::InvalidParam`] for ε or ε_d not finite and positive (NaN included),
-    /// `ε ≤ ε_d` under [`BlinkArtifactSplit::Accuracy`] (named `eps`), or zero iterations.
+    /// [`EdgeRefineError::InvalidParam`] for `ε ≤ ε_d` under [`BlinkArtifactSplit::Accuracy`]
+    /// (named `eps`) or zero iterations (ε and ε_d are checked by their type).
     ///
     /// # Example
     /// ```
     /// use edgerefine::baselines::{BlinkArtifactParams, BlinkArtifactSplit};
-    /// let (eps_d, eps_a) = BlinkArtifactParams::new(2.5).eps_split()?;
+    /// let (eps_d, eps_a) = BlinkArtifactParams::new("2.5".parse()?).eps_split()?;
     /// assert_eq!(eps_d, 0.1);
     /// assert!((eps_a - 2.4).abs() < 1e-12);
-    /// let publish = BlinkArtifactParams { split: BlinkArtifactSplit::PublishTime, ..BlinkArtifactParams::new(2.5) };
+    /// let publish = BlinkArtifactParams { split: BlinkArtifactSplit::PublishTime, ..BlinkArtifactParams::new("2.5".parse()?) };
     /// assert_eq!(publish.eps_split()?.1, 2.5);
-    /// assert!(BlinkArtifactParams::new(0.1).eps_split().is_err());
-    /// # Ok::<(), edgerefine::EdgeRefineError>(())
+    /// assert!(BlinkArtifactParams::new("0.1".parse()?).eps_split().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn eps_split(&self) -> Result<(f64, f64)> {
-        let eps = Epsilon::new(self.eps)?.get();
-        let eps_d = positive("eps_d", self.eps_d)?;
+        let (eps, eps_d) = (self.eps.get(), self.eps_d.get());
         if self.iterations == 0 {
             return Err(EdgeRefineError::InvalidParam {
                 name: "iterations",
@@ -203,15 +205,15 @@ impl BlinkArtifactParams {
     /// # Example
     /// ```
     /// use edgerefine::baselines::BlinkArtifactParams;
-    /// let faithful = BlinkArtifactParams::new(2.5).spend()?;
+    /// let faithful = BlinkArtifactParams::new("2.5".parse()?).spend()?;
     /// assert!((faithful.degree - 0.2).abs() < 1e-12 && (faithful.pair - 2.4).abs() < 1e-12);
     /// assert_eq!(faithful.edge, None); // the degree-1 fix reads the true graph
-    /// let no_fix = BlinkArtifactParams { degree_one_fix: false, ..BlinkArtifactParams::new(2.5) };
+    /// let no_fix = BlinkArtifactParams { degree_one_fix: false, ..BlinkArtifactParams::new("2.5".parse()?) };
     /// let s = no_fix.spend()?;
     /// // Labelled 2.5; spends 2.4 + 4·0.1 for the release and 2.4 + 2·0.1 per user.
     /// assert!((s.edge.unwrap() - 2.8).abs() < 1e-12 && s.edge.unwrap() >= 2.8);
     /// assert!((s.per_user.unwrap() - 2.6).abs() < 1e-12);
-    /// # Ok::<(), edgerefine::EdgeRefineError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn spend(&self) -> Result<BlinkArtifactSpend> {
         let (_, eps_a) = self.eps_split()?;
@@ -226,7 +228,7 @@ impl BlinkArtifactParams {
             )
         };
         Ok(BlinkArtifactSpend {
-            label: self.eps,
+            label: self.eps.get(),
             degree,
             pair,
             per_user,
@@ -571,18 +573,18 @@ impl BlinkArtifactPosterior {
 /// use edgerefine::baselines::{blink_artifact, BlinkArtifactParams, BlinkArtifactVariant};
 /// let mut rng = dp_core::rng::seeded_rng(2);
 /// let g = graph_core::generate::erdos_renyi(200, 0.05, &mut rng)?;
-/// let params = BlinkArtifactParams::new(2.5);
+/// let params = BlinkArtifactParams::new("2.5".parse()?);
 /// let hard = blink_artifact(&g, BlinkArtifactVariant::Hard, &params, &mut rng)?;
 /// assert_eq!(hard.name, "blink-artifact-hard");
 /// assert!(hard.weights.is_none());
-/// assert_eq!(hard.eps, 2.5); // the label ...
+/// assert_eq!(hard.eps.get(), 2.5); // the label ...
 /// assert_eq!(hard.eps_edge, f64::INFINITY); // ... and the guarantee, with the degree-1 fix
 /// let hybrid = blink_artifact(&g, BlinkArtifactVariant::Hybrid, &params, &mut rng)?;
 /// let w = hybrid.weights.expect("weighted");
 /// assert!(w.iter().all(|&p| p > 0.5 && p <= 1.0));
 /// // ε at or below ε_d = 0.1 is an error, not a panic.
-/// assert!(blink_artifact(&g, BlinkArtifactVariant::Hard, &BlinkArtifactParams::new(0.1), &mut rng).is_err());
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// assert!(blink_artifact(&g, BlinkArtifactVariant::Hard, &BlinkArtifactParams::new("0.1".parse()?), &mut rng).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn blink_artifact<R: CryptoRng + ?Sized>(
     graph: &Graph,
@@ -597,6 +599,11 @@ pub fn blink_artifact<R: CryptoRng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A valid ε of a test.
+    fn eps(e: f64) -> Epsilon {
+        Epsilon::new(e).unwrap()
+    }
     use crate::metrics::edge_precision_recall;
     use graph_core::generate::erdos_renyi;
 
@@ -608,11 +615,15 @@ mod tests {
     fn bad_parameters_are_typed_errors() {
         let g = erdos_renyi(30, 0.2, &mut dp_core::rng::seeded_rng(0)).unwrap();
         let mut rng = dp_core::rng::seeded_rng(1);
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 0.1, 0.05] {
+        // ε ≤ 0, NaN and ∞ cannot reach it (the type refuses them); ε ≤ ε_d is its own error.
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(Epsilon::new(bad).is_err());
+        }
+        for bad in [0.1, 0.05] {
             let r = blink_artifact(
                 &g,
                 BlinkArtifactVariant::Hard,
-                &BlinkArtifactParams::new(bad),
+                &BlinkArtifactParams::new(Epsilon::new(bad).unwrap()),
                 &mut rng,
             );
             assert!(
@@ -625,56 +636,44 @@ mod tests {
             split: BlinkArtifactSplit::PublishTime,
             ..BlinkArtifactParams::new(eps)
         };
-        assert!(publish(0.05).eps_split().is_ok());
-        assert!(matches!(
-            publish(f64::NAN).eps_split(),
-            Err(EdgeRefineError::InvalidParam { name: "eps", .. })
-        ));
-        for (p, name) in [
-            (
-                BlinkArtifactParams {
-                    eps_d: 0.0,
-                    ..BlinkArtifactParams::new(1.0)
-                },
-                "eps_d",
+        assert!(publish(Epsilon::constant(0.05)).eps_split().is_ok());
+        // ε_d ≤ 0 or NaN cannot reach it either (its type); zero iterations are refused.
+        let p = BlinkArtifactParams {
+            iterations: 0,
+            ..BlinkArtifactParams::new(Epsilon::constant(1.0))
+        };
+        let r = blink_artifact(&g, BlinkArtifactVariant::Hybrid, &p, &mut rng);
+        assert!(
+            matches!(
+                r,
+                Err(EdgeRefineError::InvalidParam {
+                    name: "iterations",
+                    ..
+                })
             ),
-            (
-                BlinkArtifactParams {
-                    eps_d: f64::NAN,
-                    ..BlinkArtifactParams::new(1.0)
-                },
-                "eps_d",
-            ),
-            (
-                BlinkArtifactParams {
-                    iterations: 0,
-                    ..BlinkArtifactParams::new(1.0)
-                },
-                "iterations",
-            ),
-        ] {
-            let r = blink_artifact(&g, BlinkArtifactVariant::Hybrid, &p, &mut rng);
-            assert!(
-                matches!(r, Err(EdgeRefineError::InvalidParam { name: n, .. }) if n == name),
-                "{name}: {r:?}"
-            );
-            assert!(p.spend().is_err());
-        }
+            "{r:?}"
+        );
+        assert!(p.spend().is_err());
         // Too few nodes for the β-model: an error from the server, no panic.
         let tiny = Graph::from_edges(2, &[(0, 1)]).unwrap();
         assert!(
             blink_artifact(
                 &tiny,
                 BlinkArtifactVariant::Hard,
-                &BlinkArtifactParams::new(1.0),
+                &BlinkArtifactParams::new(Epsilon::constant(1.0)),
                 &mut rng
             )
             .is_err()
         );
-        let reports = blink_artifact_client(&g, &BlinkArtifactParams::new(1.0), &mut rng).unwrap();
+        let reports = blink_artifact_client(
+            &g,
+            &BlinkArtifactParams::new(Epsilon::constant(1.0)),
+            &mut rng,
+        )
+        .unwrap();
         assert!(matches!(
             BlinkArtifactReports::from_parts(
-                &BlinkArtifactParams::new(1.0),
+                &BlinkArtifactParams::new(Epsilon::constant(1.0)),
                 vec![1; 5],
                 reports.noisy_graph().clone()
             ),
@@ -688,8 +687,8 @@ mod tests {
         // Original formula at x = 2: 9/10; at x = 0: 1/10.
         let eps_a = 3f64.ln();
         let params = BlinkArtifactParams {
-            eps: eps_a + 0.1,
-            ..BlinkArtifactParams::new(1.0)
+            eps: eps(eps_a + 0.1),
+            ..BlinkArtifactParams::new(Epsilon::constant(1.0))
         };
         let noisy = Graph::from_edges(3, &[(0, 1)]).unwrap();
         let reports = BlinkArtifactReports::from_parts(&params, vec![7, 1, 1], noisy).unwrap();
@@ -707,7 +706,7 @@ mod tests {
         // without its 1e-10).
         let mut rng = dp_core::rng::seeded_rng(3);
         let g = erdos_renyi(150, 0.05, &mut rng).unwrap();
-        let params = BlinkArtifactParams::new(2.0);
+        let params = BlinkArtifactParams::new(Epsilon::constant(2.0));
         let reports = blink_artifact_client(&g, &params, &mut rng).unwrap();
         let post = blink_artifact_server(&reports, &params).unwrap();
         let (eps_d, eps_a) = reports.eps_split();
@@ -718,10 +717,9 @@ mod tests {
             .collect();
         let degrees: Vec<f64> = reports.degrees().iter().map(|&d| d as f64).collect();
         let original =
-            super::super::BlinkReports::from_parts(degrees, eps_d, eps_a, &both).unwrap();
-        let orig_post =
-            super::super::blink_server(&original, &super::super::BlinkParams::new(eps_d + eps_a))
-                .unwrap();
+            super::super::BlinkReports::from_parts(degrees, eps(eps_d), eps(eps_a), &both).unwrap();
+        let params = super::super::BlinkParams::new(eps(eps_d + eps_a));
+        let orig_post = super::super::blink_server(&original, &params).unwrap();
         let pf = 1.0 / (1.0 + eps_a.exp());
         for i in 0..150u32 {
             for j in 0..150u32 {
@@ -758,7 +756,7 @@ mod tests {
     fn hard_is_the_support_of_hybrid_with_weights_above_one_half() {
         let mut rng = dp_core::rng::seeded_rng(4);
         let g = erdos_renyi(300, 0.03, &mut rng).unwrap();
-        let params = BlinkArtifactParams::new(2.5);
+        let params = BlinkArtifactParams::new(Epsilon::constant(2.5));
         let reports = blink_artifact_client(&g, &params, &mut rng).unwrap();
         let post = blink_artifact_server(&reports, &params).unwrap();
         let hard = post.release(BlinkArtifactVariant::Hard).unwrap();
@@ -820,7 +818,7 @@ mod tests {
         // The client's degrees: ≥ 1, no node with a true neighbour left at 1 (with the fix),
         // noise of mean absolute value ≈ 1/(2ε_d) = 5 before the truncation.
         let g = erdos_renyi(2000, 0.004, &mut rng).unwrap();
-        let params = BlinkArtifactParams::new(1.0);
+        let params = BlinkArtifactParams::new(Epsilon::constant(1.0));
         let reports = blink_artifact_client(&g, &params, &mut rng).unwrap();
         assert!(reports.degrees().iter().all(|&d| d >= 1));
         for (u, &d) in reports.degrees().iter().enumerate() {
@@ -856,7 +854,7 @@ mod tests {
         let mut rng = dp_core::rng::seeded_rng(6);
         let n = 1000;
         let g = erdos_renyi(n, 0.02, &mut rng).unwrap();
-        let params = BlinkArtifactParams::new(1.6);
+        let params = BlinkArtifactParams::new(Epsilon::constant(1.6));
         let reports = blink_artifact_client(&g, &params, &mut rng).unwrap();
         let (_, eps_a) = reports.eps_split();
         assert!((eps_a - 1.5).abs() < 1e-12);
@@ -884,7 +882,7 @@ mod tests {
         let r = blink_artifact(
             &g,
             BlinkArtifactVariant::Hard,
-            &BlinkArtifactParams::new(12.0),
+            &BlinkArtifactParams::new(Epsilon::constant(12.0)),
             &mut rng,
         )
         .unwrap();
@@ -894,7 +892,9 @@ mod tests {
 
     #[test]
     fn spend_and_eps_edge() {
-        let faithful = BlinkArtifactParams::new(2.5).spend().unwrap();
+        let faithful = BlinkArtifactParams::new(Epsilon::constant(2.5))
+            .spend()
+            .unwrap();
         assert_eq!((faithful.per_user, faithful.edge), (None, None));
         assert_eq!(faithful.label, 2.5);
         assert!(faithful.degree >= 0.2 && faithful.degree < 0.2 + 1e-12);
@@ -905,7 +905,7 @@ mod tests {
             let p = BlinkArtifactParams {
                 split,
                 degree_one_fix: false,
-                ..BlinkArtifactParams::new(2.5)
+                ..BlinkArtifactParams::new(Epsilon::constant(2.5))
             };
             let s = p.spend().unwrap();
             let edge = s.edge.unwrap();
@@ -924,7 +924,7 @@ mod tests {
             )
             .unwrap();
             assert_eq!(r.eps_edge, edge);
-            assert_eq!(r.eps, 2.5);
+            assert_eq!(r.eps.get(), 2.5);
         }
     }
 }

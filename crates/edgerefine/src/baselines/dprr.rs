@@ -31,7 +31,7 @@ use crate::error::{EdgeRefineError, Result};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DprrParams {
     /// Total ε per user.
-    pub eps: f64,
+    pub eps: Epsilon,
     /// ε₁ for the Laplace degree; `None` uses [`dprr_default_eps1`] with the graph's node count
     /// as `n_max`. Must be in (0, ε).
     pub eps1: Option<f64>,
@@ -39,7 +39,7 @@ pub struct DprrParams {
 
 impl DprrParams {
     /// ε with the default ε₁ rule.
-    pub fn new(eps: f64) -> Self {
+    pub fn new(eps: Epsilon) -> Self {
         Self { eps, eps1: None }
     }
 }
@@ -53,13 +53,13 @@ impl DprrParams {
 /// # Example
 /// ```
 /// // Cora-sized graphs: sqrt(8/2707) ≈ 0.054 < 0.1, so ε₁ = 0.1.
-/// assert_eq!(edgerefine::baselines::dprr_default_eps1(1.0, 2708)?, 0.1);
+/// assert_eq!(edgerefine::baselines::dprr_default_eps1("1".parse()?, 2708)?, 0.1);
 /// // MUTAG (n_max = 28) at ε = 0.5: sqrt(8/27) ≈ 0.544 is capped at ε/2.
-/// assert_eq!(edgerefine::baselines::dprr_default_eps1(0.5, 28)?, 0.25);
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// assert_eq!(edgerefine::baselines::dprr_default_eps1("0.5".parse()?, 28)?, 0.25);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn dprr_default_eps1(eps: f64, n_max: usize) -> Result<f64> {
-    let eps = Epsilon::new(eps)?.get();
+pub fn dprr_default_eps1(eps: Epsilon, n_max: usize) -> Result<f64> {
+    let eps = eps.get();
     if n_max < 2 {
         return Err(EdgeRefineError::InvalidParam {
             name: "n_max",
@@ -135,7 +135,7 @@ impl DprrReports {
                 "dprr (Hidano & Murakami; eps1={:.4} Laplace degree, eps2={:.4} RR on full rows, per-user edge sampling, OR-symmetrised)",
                 self.eps1, self.eps2
             ),
-            eps,
+            eps: Epsilon::new(eps)?,
             eps_edge: 2.0 * eps,
         })
     }
@@ -159,7 +159,7 @@ pub fn dprr_reports<R: CryptoRng + ?Sized>(
     params: &DprrParams,
     rng: &mut R,
 ) -> Result<DprrReports> {
-    let eps = Epsilon::new(params.eps)?.get();
+    let eps = params.eps.get();
     let n = graph.num_nodes();
     let eps1 = match params.eps1 {
         Some(e1) => {
@@ -172,7 +172,7 @@ pub fn dprr_reports<R: CryptoRng + ?Sized>(
             }
             e1
         }
-        None => dprr_default_eps1(eps, n.max(2))?,
+        None => dprr_default_eps1(params.eps, n.max(2))?,
     };
     let eps2 = eps - eps1;
     let p = keep_probability(Epsilon::new(eps2)?)?;
@@ -235,10 +235,10 @@ pub fn dprr_reports<R: CryptoRng + ?Sized>(
 /// use edgerefine::baselines::{dprr, DprrParams};
 /// let mut rng = dp_core::rng::seeded_rng(5);
 /// let g = graph_core::generate::erdos_renyi(500, 0.04, &mut rng)?;
-/// let r = dprr(&g, &DprrParams::new(1.0), &mut rng)?;
+/// let r = dprr(&g, &DprrParams::new("1.0".parse()?), &mut rng)?;
 /// // Each user sends about d̃_i ≈ d_i pairs; OR keeps at most twice the true edge count.
 /// assert!(r.graph.num_edges() < 2 * g.num_edges() + 500);
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn dprr<R: CryptoRng + ?Sized>(
     graph: &Graph,
@@ -258,7 +258,7 @@ mod tests {
         let mut rng = dp_core::rng::seeded_rng(31);
         let n = 1000;
         let g = erdos_renyi(n, 0.03, &mut rng).unwrap();
-        let reports = dprr_reports(&g, &DprrParams::new(2.0), &mut rng).unwrap();
+        let reports = dprr_reports(&g, &DprrParams::new(Epsilon::constant(2.0)), &mut rng).unwrap();
         let (eps1, eps2) = reports.eps_split();
         assert_eq!(eps1, 0.1);
         assert!((eps2 - 1.9).abs() < 1e-12);
@@ -303,14 +303,12 @@ mod tests {
     fn bad_eps_and_eps1_are_typed_errors() {
         let g = erdos_renyi(40, 0.1, &mut dp_core::rng::seeded_rng(0)).unwrap();
         let mut rng = dp_core::rng::seeded_rng(1);
+        // ε ≤ 0 or NaN cannot reach DPRR: its type refuses it.
         for bad in [0.0, -2.0, f64::NAN] {
-            assert!(matches!(
-                dprr(&g, &DprrParams::new(bad), &mut rng),
-                Err(EdgeRefineError::InvalidParam { name: "eps", .. })
-            ));
+            assert!(Epsilon::new(bad).is_err());
         }
         let p = DprrParams {
-            eps: 1.0,
+            eps: Epsilon::constant(1.0),
             eps1: Some(1.0),
         };
         assert!(matches!(

@@ -41,7 +41,7 @@ use crate::error::{EdgeRefineError, Result};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LdpGenParams {
     /// Total ε per user (half per phase).
-    pub eps: f64,
+    pub eps: Epsilon,
     /// Number of random groups of phase 1 (2 in the paper).
     pub k0: usize,
     /// Upper bound on Lloyd iterations of each k-means.
@@ -50,7 +50,7 @@ pub struct LdpGenParams {
 
 impl LdpGenParams {
     /// `k0 = 2`, 50 Lloyd iterations.
-    pub fn new(eps: f64) -> Self {
+    pub fn new(eps: Epsilon) -> Self {
         Self {
             eps,
             k0: 2,
@@ -198,17 +198,17 @@ fn draw<R: CryptoRng + ?Sized>(cum: &[f64], rng: &mut R) -> usize {
 /// use edgerefine::baselines::{ldpgen, LdpGenParams};
 /// let mut rng = dp_core::rng::seeded_rng(6);
 /// let g = graph_core::generate::erdos_renyi(400, 0.05, &mut rng)?;
-/// let r = ldpgen(&g, &LdpGenParams::new(2.0), &mut rng)?;
+/// let r = ldpgen(&g, &LdpGenParams::new("2.0".parse()?), &mut rng)?;
 /// let (m, m2) = (g.num_edges() as f64, r.graph.num_edges() as f64);
 /// assert!(m2 > 0.7 * m && m2 < 1.3 * m, "{m2} generated for {m}");
-/// # Ok::<(), edgerefine::EdgeRefineError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn ldpgen<R: CryptoRng + ?Sized>(
     graph: &Graph,
     params: &LdpGenParams,
     rng: &mut R,
 ) -> Result<BaselineRelease> {
-    let eps = Epsilon::new(params.eps)?.get();
+    let eps = params.eps.get();
     if params.k0 == 0 || params.kmeans_iterations == 0 {
         return Err(EdgeRefineError::InvalidParam {
             name: if params.k0 == 0 {
@@ -325,7 +325,7 @@ pub fn ldpgen<R: CryptoRng + ?Sized>(
         variant: format!(
             "ldpgen (Qin et al. CCS 2017, two phases; k0={k0}, k1={k1}, eps1=eps2={eps1:.4}, Chung-Lu per group pair)"
         ),
-        eps,
+        eps: params.eps,
         eps_edge: 2.0 * eps,
     })
 }
@@ -339,7 +339,7 @@ mod tests {
     fn output_size_is_sane_and_degrees_survive_at_large_eps() {
         let mut rng = dp_core::rng::seeded_rng(41);
         let g = barabasi_albert(600, 5, &mut rng).unwrap();
-        let r = ldpgen(&g, &LdpGenParams::new(6.0), &mut rng).unwrap();
+        let r = ldpgen(&g, &LdpGenParams::new(Epsilon::constant(6.0)), &mut rng).unwrap();
         let (m, m2) = (g.num_edges() as f64, r.graph.num_edges() as f64);
         assert!(
             m2 > 0.8 * m && m2 < 1.2 * m,
@@ -364,19 +364,17 @@ mod tests {
     fn small_eps_and_bad_parameters() {
         let mut rng = dp_core::rng::seeded_rng(42);
         let (g, _) = sbm(&[100, 100], 0.1, 0.01, &mut rng).unwrap();
-        let r = ldpgen(&g, &LdpGenParams::new(0.5), &mut rng).unwrap();
+        let r = ldpgen(&g, &LdpGenParams::new(Epsilon::constant(0.5)), &mut rng).unwrap();
         assert_eq!(r.graph.num_nodes(), 200);
         // Noisy vectors clipped at 0 inflate the degree sum, but not by orders of magnitude.
         assert!(r.graph.num_edges() < 4 * g.num_edges());
+        // ε ≤ 0 or NaN cannot reach LDPGen: its type refuses it.
         for bad in [0.0, -1.0, f64::NAN] {
-            assert!(matches!(
-                ldpgen(&g, &LdpGenParams::new(bad), &mut rng),
-                Err(EdgeRefineError::InvalidParam { name: "eps", .. })
-            ));
+            assert!(Epsilon::new(bad).is_err());
         }
         let p = LdpGenParams {
             k0: 0,
-            ..LdpGenParams::new(1.0)
+            ..LdpGenParams::new(Epsilon::constant(1.0))
         };
         assert!(matches!(
             ldpgen(&g, &p, &mut rng),

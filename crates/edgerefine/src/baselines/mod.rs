@@ -45,6 +45,7 @@ pub use dprr::{DprrParams, DprrReports, dprr, dprr_default_eps1, dprr_reports};
 pub use ldpgen::{LdpGenParams, ldpgen};
 pub use rr::{rr, symrr};
 
+use dp_core::params::Epsilon;
 use graph_core::Graph;
 use rand::CryptoRng;
 
@@ -90,7 +91,7 @@ impl Baseline {
     pub fn release<R: CryptoRng + ?Sized>(
         self,
         graph: &Graph,
-        eps: f64,
+        eps: Epsilon,
         rng: &mut R,
     ) -> Result<BaselineRelease> {
         let blink_with = |v, rng: &mut R| blink(graph, v, &BlinkParams::new(eps), rng);
@@ -127,7 +128,7 @@ pub struct BaselineRelease {
     pub variant: String,
     /// The ε the method was called with (per-user edge LDP; for the artifact's Blink only the
     /// paper's label, see [`BlinkArtifactSpend`]).
-    pub eps: f64,
+    pub eps: Epsilon,
     /// The edge-DP guarantee of the whole release (2ε when both endpoints report on a pair;
     /// `+∞` when there is none, as for the artifact's Blink with its degree-1 fix).
     pub eps_edge: f64,
@@ -277,14 +278,14 @@ mod tests {
             graph_core::generate::erdos_renyi(80, 0.08, &mut dp_core::rng::seeded_rng(1)).unwrap();
         for b in Baseline::ALL {
             let r = b
-                .release(&g, 2.0, &mut dp_core::rng::seeded_rng(5))
+                .release(&g, Epsilon::constant(2.0), &mut dp_core::rng::seeded_rng(5))
                 .unwrap();
             let again = b
-                .release(&g, 2.0, &mut dp_core::rng::seeded_rng(5))
+                .release(&g, Epsilon::constant(2.0), &mut dp_core::rng::seeded_rng(5))
                 .unwrap();
             assert_eq!(r, again, "{b}");
             assert_eq!(r.name, b.name());
-            assert_eq!(r.eps, 2.0);
+            assert_eq!(r.eps.get(), 2.0);
             let weighted = matches!(
                 b,
                 Baseline::BlinkSoft | Baseline::BlinkHybrid | Baseline::BlinkArtifactHybrid
@@ -299,7 +300,11 @@ mod tests {
             assert_eq!(r.eps_edge, eps_edge, "{b}");
         }
         assert!(matches!(
-            Baseline::BlinkArtifactHard.release(&g, 0.1, &mut dp_core::rng::seeded_rng(5)),
+            Baseline::BlinkArtifactHard.release(
+                &g,
+                Epsilon::constant(0.1),
+                &mut dp_core::rng::seeded_rng(5)
+            ),
             Err(EdgeRefineError::InvalidParam { name: "eps", .. })
         ));
     }

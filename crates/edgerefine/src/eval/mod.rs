@@ -139,14 +139,14 @@ pub struct Released {
 ///
 /// # Errors
 /// Invalid ε or parameters.
-pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Released> {
+pub fn release(graph: &Graph, method: Method, eps: Epsilon, seed: u64) -> Result<Released> {
     let start = Instant::now();
     let mut rng = dp_core::rng::seeded_rng(seed);
     let mut weights = None;
     let g = match method {
         Method::Origin => graph.clone(),
         Method::NoGraph => Graph::empty(graph.num_nodes())?,
-        Method::SymRr => perturb(graph, Epsilon::new(eps)?, &mut rng)?,
+        Method::SymRr => perturb(graph, eps, &mut rng)?,
         Method::Rr => rr(graph, eps, &mut rng)?.graph,
         Method::Blink(v) => {
             let r = blink_posterior(graph, &eval_blink_params(eps), seed)?
@@ -169,7 +169,7 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
             tie_break,
             edge_count,
         } => {
-            let typed = Epsilon::new(eps)?;
+            let typed = eps;
             let noisy = perturb(graph, typed, &mut rng)?;
             let true_edges = match edge_count {
                 EdgeCount::Supplied => graph.num_edges() as u64,
@@ -197,7 +197,7 @@ pub fn release(graph: &Graph, method: Method, eps: f64, seed: u64) -> Result<Rel
 
 /// Blink's parameters in this module: the defaults of [`BlinkParams::new`] with the soft floor
 /// [`EVAL_SOFT_FLOOR`].
-fn eval_blink_params(eps: f64) -> BlinkParams {
+fn eval_blink_params(eps: Epsilon) -> BlinkParams {
     BlinkParams {
         soft_floor: EVAL_SOFT_FLOOR,
         ..BlinkParams::new(eps)
@@ -266,7 +266,7 @@ pub fn blink_artifact_posterior(
 pub fn release_many(
     graph: &Graph,
     methods: &[Method],
-    eps: f64,
+    eps: Epsilon,
     seed: u64,
 ) -> Result<Vec<Released>> {
     let mut post: Option<(BlinkPosterior, f64)> = None;
@@ -375,7 +375,7 @@ pub struct SetStructure {
 pub fn release_graph_set(
     ds: &GraphDataset,
     method: Method,
-    eps: f64,
+    eps: Epsilon,
     seed: u64,
 ) -> Result<(GraphDataset, SetStructure)> {
     let mut graphs = Vec::with_capacity(ds.graphs().len());
@@ -440,9 +440,14 @@ mod tests {
         .unwrap();
         let g = ds.graph();
         let m = g.num_edges();
-        assert_eq!(release(g, Method::Origin, 1.0, 0).unwrap().graph, *g);
         assert_eq!(
-            release(g, Method::NoGraph, 1.0, 0)
+            release(g, Method::Origin, Epsilon::constant(1.0), 0)
+                .unwrap()
+                .graph,
+            *g
+        );
+        assert_eq!(
+            release(g, Method::NoGraph, Epsilon::constant(1.0), 0)
                 .unwrap()
                 .graph
                 .num_edges(),
@@ -453,11 +458,11 @@ mod tests {
             tie_break: TieBreak::Default,
             edge_count: EdgeCount::Supplied,
         };
-        let er = release(g, refine_all, 2.0, 3).unwrap();
+        let er = release(g, refine_all, Epsilon::constant(2.0), 3).unwrap();
         assert_eq!(er.graph.num_edges(), m);
-        let same = release(g, refine_all, 2.0, 3).unwrap();
+        let same = release(g, refine_all, Epsilon::constant(2.0), 3).unwrap();
         assert_eq!(er.graph, same.graph, "same seed, same release");
-        assert!(release(g, Method::SymRr, 0.0, 0).is_err());
+        assert!(Epsilon::new(0.0).is_err()); // ε ≤ 0 cannot reach a release
     }
 
     #[test]
@@ -476,9 +481,9 @@ mod tests {
             },
             Method::BlinkArtifact(BlinkArtifactVariant::Hard),
         ];
-        let many = release_many(&g, &methods, 2.0, 9).unwrap();
+        let many = release_many(&g, &methods, Epsilon::constant(2.0), 9).unwrap();
         for (m, r) in methods.iter().zip(&many) {
-            let one = release(&g, *m, 2.0, 9).unwrap();
+            let one = release(&g, *m, Epsilon::constant(2.0), 9).unwrap();
             assert_eq!(one.graph, r.graph, "{}", m.label());
             assert_eq!(one.weights, r.weights, "{}", m.label());
         }

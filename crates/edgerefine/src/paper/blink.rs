@@ -5,6 +5,7 @@
 //! weight decay and dropout chosen by the lowest validation loss on the first seed (its release
 //! and split), then every seed with fresh releases and splits.
 
+use dp_core::params::Epsilon;
 use graph_core::{Graph, NodeDataset};
 use serde::Serialize;
 
@@ -16,8 +17,10 @@ use crate::eval::{Method, NodeModel, TrainPlan, blink_posterior, structure, trai
 /// One hyper-parameter setting of Blink's grid.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Hp {
-    /// Blink's δ_b (share of the budget for the degree vector); NaN where no release is drawn.
-    pub delta: f64,
+    /// Blink's δ_b (share of the budget for the degree vector; `delta` in the tables, not a DP
+    /// δ); NaN where no release is drawn.
+    #[serde(rename = "delta")]
+    pub degree_share: f64,
     /// Adam learning rate.
     pub lr: f64,
     /// Weight decay.
@@ -34,7 +37,7 @@ pub fn grid(b: &BlinkProtocol, deltas: &[f64]) -> Vec<Hp> {
             for &weight_decay in &b.wds {
                 for &dropout in &b.dropouts {
                     v.push(Hp {
-                        delta,
+                        degree_share: delta,
                         lr,
                         weight_decay,
                         dropout,
@@ -238,12 +241,17 @@ pub fn reference_row(ds: &NodeDataset, plan: &Plan, method: Method) -> Result<Bl
 ///
 /// # Errors
 /// No seeds, an empty grid, invalid ε or δ_b; training errors.
-pub fn variant_row(ds: &NodeDataset, plan: &Plan, v: BlinkVariant, eps: f64) -> Result<BlinkRow> {
+pub fn variant_row(
+    ds: &NodeDataset,
+    plan: &Plan,
+    v: BlinkVariant,
+    eps: Epsilon,
+) -> Result<BlinkRow> {
     let b = &plan.blink;
     let g = ds.graph();
     let seed0 = *plan.seeds.first().ok_or_else(no_seeds)?;
-    let params = |delta| BlinkParams {
-        delta,
+    let params = |degree_share| BlinkParams {
+        degree_share,
         ..BlinkParams::new(eps)
     };
     let mut scored = Vec::new();
@@ -262,7 +270,9 @@ pub fn variant_row(ds: &NodeDataset, plan: &Plan, v: BlinkVariant, eps: f64) -> 
     let (val_loss, hp) = best(scored).ok_or_else(empty_grid)?;
     let (mut runs, mut edges, mut prec) = (Vec::new(), 0.0, 0.0);
     for &seed in &plan.seeds {
-        let r = blink_posterior(g, &params(hp.delta), seed)?.0.release(v)?;
+        let r = blink_posterior(g, &params(hp.degree_share), seed)?
+            .0
+            .release(v)?;
         let s = structure(g, &r.graph);
         edges += s.edges as f64;
         if s.precision.is_finite() {
@@ -282,10 +292,16 @@ pub fn variant_row(ds: &NodeDataset, plan: &Plan, v: BlinkVariant, eps: f64) -> 
     let method = Method::Blink(v);
     let label = method.label().replace("δ_b = 0.1", "δ_b tuned");
     Ok(BlinkRow {
-        delta_b: Some(hp.delta),
+        delta_b: Some(hp.degree_share),
         edges: Edges::Mean(edges / k),
         precision: Some(prec / k),
-        ..BlinkRow::new(label, Some(eps), runs, published(method, Some(eps))).with_hp(val_loss, &hp)
+        ..BlinkRow::new(
+            label,
+            Some(eps.get()),
+            runs,
+            published(method, Some(eps.get())),
+        )
+        .with_hp(val_loss, &hp)
     })
 }
 
@@ -306,7 +322,7 @@ pub fn table(
     }
     for &v in &plan.blink.variants {
         for &eps in &plan.blink.eps {
-            rows.push(variant_row(ds, plan, v, eps)?);
+            rows.push(variant_row(ds, plan, v, Epsilon::new(eps)?)?);
             on_row(&rows[rows.len() - 1]);
         }
     }
@@ -326,8 +342,8 @@ mod tests {
             b.deltas.len() * b.lrs.len() * b.wds.len() * b.dropouts.len()
         );
         let per_delta = g.len() / b.deltas.len();
-        assert!(g[..per_delta].iter().all(|h| h.delta == b.deltas[0]));
-        assert_eq!(g[per_delta].delta, b.deltas[1]);
+        assert!(g[..per_delta].iter().all(|h| h.degree_share == b.deltas[0]));
+        assert_eq!(g[per_delta].degree_share, b.deltas[1]);
         let p = train_plan(&b, 3, &g[1]);
         assert_eq!((p.split, p.patience, p.seed), ((0.5, 0.25), None, 3));
         assert_eq!(
@@ -343,7 +359,7 @@ mod tests {
         // A made-up loss with its minimum at one setting in the middle of the grid.
         let target = g[g.len() / 2 + 1];
         let loss = |h: &Hp| {
-            (h.delta - target.delta).abs()
+            (h.degree_share - target.degree_share).abs()
                 + (h.lr - target.lr).abs()
                 + (h.weight_decay - target.weight_decay).abs() * 100.0
                 + (h.dropout - target.dropout).abs()

@@ -5,6 +5,7 @@
 //! mean ± std over seeds. Every release is drawn once per (method, ε, seed) and shared by the
 //! models.
 
+use dp_core::params::Epsilon;
 use graph_core::GraphDataset;
 use serde::Serialize;
 
@@ -70,7 +71,9 @@ pub fn rows(
     let mut train = vec![0.0; models.len()];
     let (mut edges, mut prec, mut rec, mut publish) = (0.0, 0.0, 0.0, 0.0);
     for &seed in seeds {
-        let (rel, s) = release_graph_set(ds, method, eps.unwrap_or(1.0), seed)?;
+        // Without ε (the non-private methods) ε is not used.
+        let eps = Epsilon::new(eps.unwrap_or(1.0))?;
+        let (rel, s) = release_graph_set(ds, method, eps, seed)?;
         for (i, &model) in models.iter().enumerate() {
             let score = train_graph_release(&rel, model, seed)?;
             runs[i].push(score.test_acc);

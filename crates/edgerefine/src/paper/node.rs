@@ -31,6 +31,7 @@
 //! # Ok::<(), edgerefine::EdgeRefineError>(())
 //! ```
 
+use dp_core::params::Epsilon;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -553,10 +554,11 @@ impl<'p> NodeGrid<'p> {
         ms.retain(|(mi, _)| only(*mi));
         let methods: Vec<Method> = ms.iter().map(|x| x.1).collect();
         let released = match self.eps_of(slot) {
-            Some(e) => release_many(g, &methods, e, seed)?,
+            Some(e) => release_many(g, &methods, Epsilon::new(e)?, seed)?,
+            // The non-private methods: ε is not used.
             None => methods
                 .iter()
-                .map(|&m| release(g, m, 1.0, seed))
+                .map(|&m| release(g, m, Epsilon::constant(1.0), seed))
                 .collect::<Result<Vec<_>>>()?,
         };
         let mut chunk = Chunk {

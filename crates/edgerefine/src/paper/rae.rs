@@ -7,6 +7,7 @@
 //! precision and recall of the recovered edges against the prior edge density (the precision of
 //! a uniformly random guess). Needs no training (no feature).
 
+use dp_core::params::Epsilon;
 use graph_core::Graph;
 use serde::Serialize;
 
@@ -138,7 +139,7 @@ pub fn rows_with(
     };
     let mut out = Vec::with_capacity(eps.len());
     for &e in eps {
-        let rel = release(graph, method, e, seed)?;
+        let rel = release(graph, method, Epsilon::new(e)?, seed)?;
         let rec = grand_attack(&rel.graph, params)?;
         let sound = rec.sound_only();
         let rounded = rec.rounded().unwrap_or(&rec);

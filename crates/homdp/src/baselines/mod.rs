@@ -14,6 +14,7 @@
 
 use dp_core::measures::Compose;
 use dp_core::mechanisms::{LaplaceParams, RandomizedResponseParams};
+use dp_core::params::Epsilon;
 use graph_core::Graph;
 use rand::CryptoRng;
 
@@ -54,20 +55,18 @@ impl EdgePerturbation {
     /// heuristic for molecule-sized graphs).
     ///
     /// # Errors
-    /// [`crate::HomdpError::InvalidParam`] for `eps` not finite and positive, `n_max < 2`, or
-    /// `eps ≤ ε1` (nothing left for the randomized response).
+    /// [`crate::HomdpError::InvalidParam`] for `n_max < 2` or `eps ≤ ε1` (nothing left for the
+    /// randomized response); ε itself is checked by its type.
     ///
     /// # Example
     /// ```
-    /// let p = homdp::EdgePerturbation::dprr_paper(1.0, 222)?;
+    /// let p = homdp::EdgePerturbation::dprr_paper("1".parse()?, 222)?;
     /// let homdp::EdgePerturbation::DegreePreserving { eps1, eps2 } = p else { unreachable!() };
     /// assert!((eps1 - (8.0f64 / 221.0).sqrt()).abs() < 1e-15 && (eps1 + eps2 - 1.0).abs() < 1e-15);
-    /// # Ok::<(), homdp::HomdpError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn dprr_paper(eps: f64, n_max: usize) -> Result<Self> {
-        if !(eps.is_finite() && eps > 0.0) {
-            return invalid("eps", eps, "must be finite and positive");
-        }
+    pub fn dprr_paper(eps: Epsilon, n_max: usize) -> Result<Self> {
+        let eps = eps.get();
         if n_max < 2 {
             return invalid("n_max", n_max as f64, "needs graphs with at least 2 nodes");
         }
@@ -239,7 +238,7 @@ mod tests {
         // doubles it).
         let g = er(120, 0.05, 3);
         let m = g.num_edges() as f64;
-        let dprr = EdgePerturbation::dprr_paper(1.0, 120)?;
+        let dprr = EdgePerturbation::dprr_paper(Epsilon::new(1.0)?, 120)?;
         let rr = EdgePerturbation::RandomizedResponse { eps: 1.0 };
         let (mut m_dprr, mut m_rr) = (0.0, 0.0);
         let mut rng = seeded_rng(9);
@@ -257,11 +256,11 @@ mod tests {
     #[test]
     fn bad_parameters_are_errors() {
         assert!(matches!(
-            EdgePerturbation::dprr_paper(0.1, 222),
+            EdgePerturbation::dprr_paper(Epsilon::new(0.1).unwrap(), 222),
             Err(HomdpError::InvalidParam { name: "eps", .. })
         ));
-        assert!(EdgePerturbation::dprr_paper(1.0, 1).is_err());
-        assert!(EdgePerturbation::dprr_paper(f64::NAN, 50).is_err());
+        assert!(EdgePerturbation::dprr_paper(Epsilon::new(1.0).unwrap(), 1).is_err());
+        assert!(Epsilon::new(f64::NAN).is_err());
         let g = er(5, 0.5, 1);
         let bad = EdgePerturbation::RandomizedResponse { eps: -1.0 };
         assert!(matches!(

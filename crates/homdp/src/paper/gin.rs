@@ -207,7 +207,7 @@ pub fn gin_baselines_cached(
     };
     let labels = Labels::from_targets(ds.targets());
     let n_max = ds.graphs().iter().map(Graph::num_nodes).max().unwrap_or(0);
-    let dprr = EdgePerturbation::dprr_paper(BASELINE_EPS, n_max)?;
+    let dprr = EdgePerturbation::dprr_paper(dp_core::params::Epsilon::new(BASELINE_EPS)?, n_max)?;
     let EdgePerturbation::DegreePreserving { eps1, .. } = dprr else {
         unreachable!("dprr_paper gives DPRR")
     };

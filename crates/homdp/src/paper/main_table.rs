@@ -317,8 +317,11 @@ pub fn main_grid(noisy_test_rows: bool) -> Vec<Point> {
 /// None for the built-in ρ_Δ (a [`PrivateDegree`] is validated).
 pub fn private_degree_point() -> Result<Point> {
     let (rho, rho_degree) = PRIVATE_DEGREE_RHOS;
-    Ok(Point::private(rho, SensitivityBound::ComponentAware)
-        .with_private_degree(PrivateDegree::new(rho_degree, 1.0)?))
+    Ok(
+        Point::private(rho, SensitivityBound::ComponentAware).with_private_degree(
+            PrivateDegree::new(dp_core::params::Rho::new(rho_degree)?, 1.0)?,
+        ),
+    )
 }
 
 /// Runs the main table on the prepared dataset `p` with its setting `s`: [`main_grid`] over

@@ -327,7 +327,7 @@ pub fn simulate(
         bytes_down: report.bytes_down,
         bytes_per_round: report.bytes_per_round,
         embedding_bytes_per_round: report.embedding_bytes_per_round,
-        eps: report.privacy.as_ref().map(|p| p.eps_rdp),
+        eps: report.privacy.as_ref().map(|p| p.eps_rdp.get()),
         radius: cfg.radius,
         delta: cfg.delta,
         sigma0: cfg.sigma0,

@@ -35,7 +35,7 @@ fn release(x: f32, sigma0: f64, seed: u64) -> (Vec<f64>, f64) {
     let report = rel.report().unwrap();
     assert_eq!(report.max_releases, 1);
     let first = out.values.chunks(2).map(|r| f64::from(r[0])).collect();
-    (first, report.eps_rdp)
+    (first, report.eps_rdp.get())
 }
 
 /// The largest lower bound on ε over the events {y ≥ k·p}, both directions.

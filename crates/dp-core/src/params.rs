@@ -132,6 +132,9 @@ impl NoiseMultiplier {
 pub struct NoiseScale(f64);
 
 impl NoiseScale {
+    /// σ = 0: no noise.
+    pub const ZERO: Self = Self(0.0);
+
     /// Validates `sigma`.
     ///
     /// # Errors
@@ -153,6 +156,58 @@ impl NoiseMultiplier {
     /// [`Error::InvalidParam`] (`sigma`) when σ₀·C is not finite, or `c` is negative.
     pub fn scale(self, c: f64) -> Result<NoiseScale> {
         NoiseScale::new(self.0 * c)
+    }
+}
+
+/// An ε that an accountant computed as an upper bound on a release's privacy loss: ≥ 0 (0:
+/// nothing released) and +∞ where nothing bounds it (no noise); never NaN. Unlike [`Epsilon`],
+/// a budget a caller asks for, 0 and ∞ are valid values of it. Serialises as its `f64` (∞ as
+/// JSON `null`, as before).
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize)]
+#[serde(into = "f64")]
+pub struct EpsilonBound(f64);
+
+impl EpsilonBound {
+    /// No bound: +∞ (a release without noise).
+    pub const UNBOUNDED: Self = Self(f64::INFINITY);
+    /// Nothing released: 0.
+    pub const ZERO: Self = Self(0.0);
+
+    /// Validates a computed `eps`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`] (`eps`) for NaN or a negative value.
+    pub fn new(eps: f64) -> Result<Self> {
+        if eps.is_nan() || eps < 0.0 {
+            return Err(Error::InvalidParam {
+                name: "eps",
+                value: eps,
+                reason: "a computed ε must be >= 0 (or +∞)",
+            });
+        }
+        Ok(Self(eps))
+    }
+
+    /// The value.
+    pub const fn get(self) -> f64 {
+        self.0
+    }
+
+    /// Whether a finite bound holds.
+    pub fn is_finite(self) -> bool {
+        self.0.is_finite()
+    }
+}
+
+impl From<EpsilonBound> for f64 {
+    fn from(v: EpsilonBound) -> f64 {
+        v.0
+    }
+}
+
+impl fmt::Display for EpsilonBound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
@@ -240,5 +295,14 @@ mod tests {
         assert!(NoiseMultiplier::ONE.scale(-1.0).is_err() && NoiseScale::new(f64::NAN).is_err());
         assert_eq!("0.25".parse::<Rho>().unwrap().get(), 0.25);
         assert!(serde_json::from_str::<Rho>("0").is_err());
+        assert!(EpsilonBound::new(f64::NAN).is_err() && EpsilonBound::new(-1e-9).is_err());
+        assert!(
+            !EpsilonBound::UNBOUNDED.is_finite()
+                && EpsilonBound::new(0.0).unwrap() == EpsilonBound::ZERO
+        );
+        assert_eq!(
+            serde_json::to_string(&EpsilonBound::UNBOUNDED).unwrap(),
+            "null"
+        );
     }
 }

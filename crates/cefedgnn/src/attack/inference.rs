@@ -304,7 +304,7 @@ mod tests {
             halo_nodes: halo.to_vec(),
             halo_rows,
             clip: f64::INFINITY,
-            sigma: 0.0,
+            sigma: dp_core::params::NoiseScale::ZERO,
         }
     }
 

@@ -196,12 +196,13 @@ pub(crate) fn released_own_rows(seen: &ClientObservation) -> Result<Array2<f64>>
             }
         }
     }
-    if seen.sigma > 0.0 && seen.sigma.is_finite() {
+    let sigma = seen.sigma.get();
+    if sigma > 0.0 {
         use rand::SeedableRng;
         use rand_distr::{Distribution, Normal};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(seen.client));
-        let normal = Normal::new(0.0, seen.sigma)
-            .map_err(|_| FedError::param("sigma", seen.sigma, "is not a valid noise scale"))?;
+        let normal = Normal::new(0.0, sigma)
+            .map_err(|_| FedError::param("sigma", sigma, "is not a valid noise scale"))?;
         h.mapv_inplace(|v| v + normal.sample(&mut rng));
     }
     Ok(h)
@@ -294,7 +295,7 @@ mod tests {
             own_hidden: hidden.select(Axis(0), &own),
             halo_nodes: remote.clone(),
             clip: f64::INFINITY,
-            sigma: 0.0,
+            sigma: dp_core::params::NoiseScale::ZERO,
             halo_rows: hidden
                 .select(Axis(0), &(200..300).collect::<Vec<_>>())
                 .mapv(|v| v + noise * rng.random_range(-1.0f32..1.0)),
@@ -331,7 +332,7 @@ mod tests {
             halo_nodes: (n as u32..2 * n as u32).collect(),
             halo_rows,
             clip: 1.0,
-            sigma: 0.0,
+            sigma: dp_core::params::NoiseScale::ZERO,
         };
         assert_eq!(attack(&features, &seen).unwrap().mse_nearest, 0.0);
     }
@@ -358,7 +359,7 @@ mod tests {
             halo_nodes: (300..400).collect(),
             halo_rows: noisy.clone(),
             clip: f64::INFINITY,
-            sigma: known_sigma,
+            sigma: dp_core::params::NoiseScale::new(known_sigma).unwrap(),
         };
         let aware = attack(&features, &seen(1.0)).unwrap();
         let blind = attack(&features, &seen(0.0)).unwrap();
@@ -380,7 +381,7 @@ mod tests {
             halo_nodes: vec![],
             halo_rows: Array2::zeros((0, 1)),
             clip: 1.0,
-            sigma: 0.0,
+            sigma: dp_core::params::NoiseScale::ZERO,
         };
         assert!(attack(&features, &seen).is_err());
         seen.halo_nodes = vec![7];

@@ -179,7 +179,7 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
         let eps = rs
             .first()
             .and_then(|r| r.privacy.as_ref())
-            .map_or(f64::NAN, |r| r.eps_rdp);
+            .map_or(f64::NAN, |r| r.eps_rdp.get());
         rows.push(MethodRow {
             setting: s.label.clone(),
             cross_edge_share: s.task.fed.cross_edge_share(),
@@ -270,9 +270,9 @@ fn privacy_row(s: &Setting, cfg: &FedTrainConfig, rs: &[FedReport]) -> PrivacyRo
         f1_mean: avg(rs, |r| r.f1_mean),
         f1_pooled: avg(rs, |r| r.f1_pooled),
         max_releases: pr.map(|r| r.max_releases),
-        eps_p_rdp: eps(|r| r.eps_rdp),
-        eps_p_closed_form: eps(|r| r.eps_closed_form),
-        eps_standard_dp: eps(|r| r.standard_dp.eps_rdp),
+        eps_p_rdp: eps(|r| r.eps_rdp.get()),
+        eps_p_closed_form: eps(|r| r.eps_closed_form.get()),
+        eps_standard_dp: eps(|r| r.standard_dp.eps_rdp.get()),
         clip: cfg.clip,
         hidden: cfg.hidden,
         boundary_norm_mean: avg(rs, |r| r.norms.mean_norm()),
@@ -555,7 +555,7 @@ pub fn radius_table(plan: &Plan, s: &Setting) -> Result<Vec<RadiusRow>> {
         sigma0: pr.sigma0.get(),
         clip: pr.clip,
         max_releases: pr.max_releases,
-        eps_p_default: pr.eps_rdp,
+        eps_p_default: pr.eps_rdp.get(),
         eps_at_neighbour_median: eps(g.neighbour_median)?,
         eps_at_neighbour_p90: eps(g.neighbour_p90)?,
         eps_at_random_median: eps(g.random_median)?,

@@ -2,7 +2,7 @@
 
 use dp_core::accountant::RdpAccountant;
 use dp_core::conversions::gaussian_rdp_to_approx_classic;
-use dp_core::params::{Delta, NoiseMultiplier, NoiseScale};
+use dp_core::params::{Delta, EpsilonBound, NoiseMultiplier, NoiseScale};
 use serde::Serialize;
 
 use super::config::ReleaseConfig;
@@ -91,9 +91,9 @@ pub struct StandardDpFigure {
     /// The radius 2C.
     pub radius: f64,
     /// Closed-form ε.
-    pub eps_closed_form: f64,
+    pub eps_closed_form: EpsilonBound,
     /// ε through the RDP accountant (improved conversion).
-    pub eps_rdp: f64,
+    pub eps_rdp: EpsilonBound,
 }
 
 /// The privacy report of a run: metric DP of the boundary releases at radius p, the standard-DP
@@ -117,13 +117,14 @@ pub struct PrivacyReport {
     /// Total rows released.
     pub total_releases: u64,
     /// Closed-form ε(p) at R = `max_releases` (∞ when σ₀ = 0).
-    pub eps_closed_form: f64,
+    pub eps_closed_form: EpsilonBound,
     /// ε(p) by the RDP accountant, improved conversion (∞ when σ₀ = 0).
-    pub eps_rdp: f64,
-    /// The RDP order attaining `eps_rdp`.
-    pub eps_rdp_order: f64,
+    pub eps_rdp: EpsilonBound,
+    /// The RDP order attaining `eps_rdp` (NaN without releases; `eps_rdp_order` in a record).
+    #[serde(rename = "eps_rdp_order")]
+    pub rdp_order: f64,
     /// ε(p) by the RDP accountant, classic conversion.
-    pub eps_rdp_classic: f64,
+    pub eps_rdp_classic: EpsilonBound,
     /// Standard DP for the same noise (p = 2C).
     pub standard_dp: StandardDpFigure,
     /// Ledger entries recorded (one per release batch).
@@ -169,7 +170,7 @@ impl PrivacyReport {
     /// };
     /// let counts = ReleaseCounts { max_releases: 938, nodes_released: 938, total_releases: 938, ledger_entries: 0 };
     /// let r = PrivacyReport::compute(&config, counts)?;
-    /// assert!(r.eps_rdp < 25.0 && r.standard_dp.eps_closed_form > 1000.0);
+    /// assert!(r.eps_rdp.get() < 25.0 && r.standard_dp.eps_closed_form.get() > 1000.0);
     /// assert!(r.not_covered.contains("NOT covered"));
     /// # Ok::<(), cefedgnn::FedError>(())
     /// ```
@@ -194,8 +195,8 @@ impl PrivacyReport {
             let inf = f64::INFINITY;
             let std = StandardDpFigure {
                 radius: 2.0 * clip,
-                eps_closed_form: inf,
-                eps_rdp: inf,
+                eps_closed_form: EpsilonBound::UNBOUNDED,
+                eps_rdp: EpsilonBound::UNBOUNDED,
             };
             (inf, (inf, f64::NAN), (inf, f64::NAN), std)
         } else {
@@ -203,8 +204,12 @@ impl PrivacyReport {
             let (imp, cl) = rdp_eps(max_releases, sigma, radius, delta)?;
             let std = StandardDpFigure {
                 radius: 2.0 * clip,
-                eps_closed_form: closed_form_eps(max_releases, 2.0 / sigma0.get(), delta)?,
-                eps_rdp: rdp_eps(max_releases, sigma, 2.0 * clip, delta)?.0.0,
+                eps_closed_form: EpsilonBound::new(closed_form_eps(
+                    max_releases,
+                    2.0 / sigma0.get(),
+                    delta,
+                )?)?,
+                eps_rdp: EpsilonBound::new(rdp_eps(max_releases, sigma, 2.0 * clip, delta)?.0.0)?,
             };
             (cf, imp, cl, std)
         };
@@ -217,10 +222,10 @@ impl PrivacyReport {
             max_releases,
             nodes_released,
             total_releases,
-            eps_closed_form: eps_cf,
-            eps_rdp,
-            eps_rdp_order: order,
-            eps_rdp_classic: classic,
+            eps_closed_form: EpsilonBound::new(eps_cf)?,
+            eps_rdp: EpsilonBound::new(eps_rdp)?,
+            rdp_order: order,
+            eps_rdp_classic: EpsilonBound::new(classic)?,
             standard_dp: std,
             ledger_entries,
             not_covered: NOT_COVERED,
@@ -317,8 +322,8 @@ mod tests {
         };
         let r = PrivacyReport::compute(&config(0.5), counts(938, 10, 9380, 938)).unwrap();
         assert_eq!(r.sigma.get(), 1.0);
-        assert!(r.eps_rdp <= r.eps_closed_form && r.eps_closed_form < 20.0);
-        assert!(r.standard_dp.eps_rdp > 1000.0 && r.standard_dp.radius == 4.0);
+        assert!(r.eps_rdp <= r.eps_closed_form && r.eps_closed_form.get() < 20.0);
+        assert!(r.standard_dp.eps_rdp.get() > 1000.0 && r.standard_dp.radius == 4.0);
         assert!(r.not_covered.contains("Model parameters and gradients"));
         let none = PrivacyReport::compute(
             &ReleaseConfig {
@@ -328,7 +333,7 @@ mod tests {
             counts(3, 1, 3, 0),
         )
         .unwrap();
-        assert!(none.eps_rdp.is_infinite() && none.standard_dp.eps_closed_form.is_infinite());
+        assert!(!none.eps_rdp.is_finite() && !none.standard_dp.eps_closed_form.is_finite());
         // σ₀ < 0 cannot reach a report: its type refuses it.
         assert!(NoiseMultiplier::new(-0.1).is_err());
     }

@@ -173,7 +173,7 @@ mod tests {
                 halo_nodes: vec![],
                 halo_rows: Array2::zeros((0, 2)),
                 clip: 4.5,
-                sigma: 1.0,
+                sigma: dp_core::params::NoiseScale::new(1.0).unwrap(),
             };
         let r = row_geometry(&g, &labels, &seen, 4.5).unwrap();
         assert_eq!((r.rows, r.neighbour_pairs), (10, 9));

@@ -242,7 +242,7 @@ pub struct ClientObservation {
     /// The clip norm C of released rows (public: part of the protocol's configuration).
     pub clip: f64,
     /// The noise standard deviation σ = σ₀·C of released rows (public likewise).
-    pub sigma: f64,
+    pub sigma: dp_core::params::NoiseScale,
 }
 
 /// [`simulate`], also returning what the most exposed client holds at the end
@@ -928,7 +928,7 @@ fn observe(local: &mut Local<'_>) -> Result<Option<ClientObservation>> {
         halo_nodes: nodes,
         halo_rows,
         clip: local.cfg.clip,
-        sigma: local.cfg.sigma0.get() * local.cfg.clip,
+        sigma: local.cfg.sigma0.scale(local.cfg.clip)?,
     }))
 }
 

@@ -80,10 +80,9 @@ pub fn symrr<R: CryptoRng + ?Sized>(
     eps: Epsilon,
     rng: &mut R,
 ) -> Result<BaselineRelease> {
-    let typed = eps;
-    let p = keep_probability(typed)?;
+    let p = keep_probability(eps)?;
     Ok(BaselineRelease {
-        graph: perturb(graph, typed, rng)?,
+        graph: perturb(graph, eps, rng)?,
         weights: None,
         name: "symrr",
         variant: format!(

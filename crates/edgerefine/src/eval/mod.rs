@@ -169,16 +169,15 @@ pub fn release(graph: &Graph, method: Method, eps: Epsilon, seed: u64) -> Result
             tie_break,
             edge_count,
         } => {
-            let typed = eps;
-            let noisy = perturb(graph, typed, &mut rng)?;
+            let noisy = perturb(graph, eps, &mut rng)?;
             let true_edges = match edge_count {
                 EdgeCount::Supplied => graph.num_edges() as u64,
                 EdgeCount::Estimated => {
-                    estimate_edges(noisy.num_nodes(), typed, noisy.num_edges() as u64)?.edges
+                    estimate_edges(noisy.num_nodes(), eps, noisy.num_edges() as u64)?.edges
                 }
             };
             let params = RefineParams {
-                eps: typed,
+                eps,
                 k,
                 true_edges,
                 bins: 10,

@@ -290,10 +290,8 @@ impl ReportHeader {
                 },
             ));
         }
-        let checked: Result<(Epsilon, f64)> = Epsilon::new(f64::from_bits(u64_at(file, 32)))
-            .map_err(Into::into)
-            .and_then(|eps| Ok((eps, keep_probability(eps)?)));
-        let Ok((eps, p)) = checked else {
+        let stored = Epsilon::new(f64::from_bits(u64_at(file, 32))).ok();
+        let Some((eps, p)) = stored.and_then(|e| keep_probability(e).ok().map(|p| (e, p))) else {
             return Err(fault(
                 32,
                 ReportFault::BadField {

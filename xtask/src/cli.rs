@@ -96,7 +96,8 @@ pub(crate) struct SourceArgs {
     pub(crate) offline: bool,
 }
 
-/// A part of the edgerefine experiment (`--parts`).
+/// A part of the edgerefine experiment under the old `--parts` flag (kept as a hidden alias for
+/// one release: `--tables` and `--only` replace it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum EdgerefinePart {
     /// The Blink comparison on Cora.
@@ -113,7 +114,7 @@ pub(crate) enum EdgerefinePart {
     KSweepModels,
     /// The artifact's other calibrations (isotonic, beta, temperature, Adamic–Adar, …).
     Calibrations,
-    /// The node tables on Cora.
+    /// The node tables on Cora (`--tables accuracy --only cora`).
     Cora,
     /// The node tables on ACM.
     Acm,
@@ -124,13 +125,13 @@ pub(crate) enum EdgerefinePart {
 }
 
 impl EdgerefinePart {
-    /// The part of the node dataset `name` (the plan's dataset names).
-    pub(crate) fn of_dataset(name: &str) -> Option<Self> {
-        match name {
-            "cora" => Some(Self::Cora),
-            "acm" => Some(Self::Acm),
-            "dblp" => Some(Self::Dblp),
-            "amap" => Some(Self::Amap),
+    /// The node dataset this part names (the plan's dataset names), if it names one.
+    pub(crate) fn dataset(self) -> Option<&'static str> {
+        match self {
+            Self::Cora => Some("cora"),
+            Self::Acm => Some("acm"),
+            Self::Dblp => Some("dblp"),
+            Self::Amap => Some("amap"),
             _ => None,
         }
     }
@@ -212,44 +213,82 @@ impl Experiment {
     }
 }
 
-/// A table of `repro homdp`.
+/// A table of `cargo xtask repro` (`--tables`), named by the experiment that writes it. Each
+/// experiment runs the tables of its own that are named (none named: all of them); the claims
+/// tables of homdp and edgerefine are made from the tables on disk after every run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum HomdpTable {
-    /// The main table (every dataset, ρ = 0.01 and ∞, the attack, the GIN baselines).
+pub(crate) enum ReproTable {
+    /// homdp: the main table (every dataset, ρ = 0.01 and ∞, the attack, the GIN baselines).
     Main,
-    /// Q1: SBM, cycles against trees.
+    /// homdp: Q1, SBM, cycles against trees.
     Q1,
-    /// Q2: HIV, treewidth of the patterns.
+    /// homdp: Q2, HIV, treewidth of the patterns.
     Q2,
-    /// The privacy–utility curve.
+    /// homdp: the privacy–utility curve.
     Curve,
-    /// Appendix D.3: the global (counting-lemma) sensitivity against the bounded-degree bounds.
+    /// homdp: Appendix D.3, the global (counting-lemma) sensitivity against the bounded-degree
+    /// bounds.
     Sensitivity,
-    /// The theory as experiments: 1-WL-equivalent pairs separated by averaged releases; σ² over e(F)².
+    /// homdp: the theory as experiments (1-WL-equivalent pairs separated by averaged releases;
+    /// σ² over e(F)²).
     Theory,
+    /// edgerefine: the node grid over the datasets of --only (accuracy, releases, PUBI, speed,
+    /// claims).
+    Accuracy,
+    /// edgerefine: the Blink comparison on Cora.
+    Blink,
+    /// edgerefine: the MUTAG table.
+    Mutag,
+    /// edgerefine: the reconstruction attack.
+    Rae,
+    /// edgerefine: what not knowing E costs.
+    EdgeCount,
+    /// edgerefine: the k sweep and the calibration variants.
+    KSweep,
+    /// edgerefine: the k sweep with GAT and GIN (the artifact's Table 7).
+    KSweepModels,
+    /// edgerefine: the artifact's other calibrations (isotonic, beta, temperature, Adamic–Adar, …).
+    Calibrations,
+    /// cefedgnn: every method on every setting over every seed (and the ordering table).
+    Methods,
+    /// cefedgnn: the K sweep of the primary settings.
+    LocalSteps,
+    /// cefedgnn: the σ₀ sweep.
+    Privacy,
+    /// cefedgnn: the attacks over σ₀ (remote labels, remote links, attribute inference).
+    Attack,
+    /// cefedgnn: where ε(p) means something (the released rows' norms and distances, ε(p) at
+    /// them).
+    Radius,
+    /// cefedgnn: the cost of each approximation, from centralised to CE-FedGNN (random
+    /// partitions).
+    Approximations,
+    /// cefedgnn: the T sweep of the primary settings under the convergence theorem's schedule.
+    Convergence,
+    /// cefedgnn: CE-FedGNN over the clip norm C at equal noise and at equal σ₀.
+    Clip,
+    /// cefedgnn: the claims table, from the tables in --out (runs nothing else).
+    Claims,
 }
 
-/// A table of `repro cefedgnn` (`--fed-tables`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum CefedgnnTable {
-    /// Every method on every setting over every seed (and the ordering table).
-    Methods,
-    /// The K sweep of the primary settings.
-    LocalSteps,
-    /// The σ₀ sweep.
-    Privacy,
-    /// The attacks over σ₀: remote labels, remote links, attribute inference.
-    Attack,
-    /// Where ε(p) means something: the released rows' norms and distances, ε(p) at them.
-    Radius,
-    /// The cost of each approximation, from centralised to CE-FedGNN (random partitions).
-    Approximations,
-    /// The T sweep of the primary settings under the convergence theorem's schedule.
-    Convergence,
-    /// CE-FedGNN over the clip norm C at equal noise and at equal σ₀ (Cora random, AML-2000 GINE).
-    Clip,
-    /// The claims table, from the tables in --out (runs nothing else).
-    Claims,
+impl ReproTable {
+    /// The table named by the old `--parts` value `part` (a node dataset's part names the node
+    /// grid, its dataset going to `--only`).
+    pub(crate) fn of_part(part: EdgerefinePart) -> Self {
+        match part {
+            EdgerefinePart::Blink => Self::Blink,
+            EdgerefinePart::Mutag => Self::Mutag,
+            EdgerefinePart::Rae => Self::Rae,
+            EdgerefinePart::EdgeCount => Self::EdgeCount,
+            EdgerefinePart::KSweep => Self::KSweep,
+            EdgerefinePart::KSweepModels => Self::KSweepModels,
+            EdgerefinePart::Calibrations => Self::Calibrations,
+            EdgerefinePart::Cora
+            | EdgerefinePart::Acm
+            | EdgerefinePart::Dblp
+            | EdgerefinePart::Amap => Self::Accuracy,
+        }
+    }
 }
 
 /// `cargo xtask repro …`.
@@ -287,44 +326,50 @@ pub(crate) struct ReproArgs {
     /// Allow --out to be the reference folder (rewrites committed results).
     #[arg(long)]
     pub(crate) update_reference: bool,
-    /// homdp: run only these datasets (comma-separated, case-insensitive; e.g. BBBP,BACE);
-    /// the other datasets' rows are kept from an earlier table in --out.
-    #[arg(long, value_delimiter = ',', value_name = "DATASETS")]
+    /// Run the per-dataset tables only on these datasets or settings (comma-separated,
+    /// case-insensitive): homdp's main table, curve and sensitivity (Q1 needs SBM, Q2 HIV) and
+    /// edgerefine's node grid by dataset name (e.g. BBBP,cora), cefedgnn's settings whose label
+    /// contains one (e.g. citeseer,aml-gen-2000); the other rows are kept from the tables in
+    /// --out.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES",
+        alias = "fed-settings"
+    )]
     pub(crate) only: Vec<String>,
-    /// homdp: run only these tables (comma-separated).
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLES")]
-    pub(crate) tables: Vec<HomdpTable>,
-    /// cefedgnn: run and write only these tables (comma-separated; default all); the others
-    /// are left as they are in --out.
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLES")]
-    pub(crate) fed_tables: Vec<CefedgnnTable>,
-    /// cefedgnn: run only the settings whose label contains one of these (comma-separated,
-    /// case-insensitive; e.g. citeseer,aml-gen-2000); the other settings' rows are kept from
-    /// the tables in --out.
-    #[arg(long, value_delimiter = ',', value_name = "SETTINGS")]
-    pub(crate) fed_settings: Vec<String>,
-    /// edgerefine: run only these parts (comma-separated).
+    /// Run and write only these tables (comma-separated; default: every table of each
+    /// experiment); the others are left as they are in --out.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "TABLES",
+        alias = "fed-tables"
+    )]
+    pub(crate) tables: Vec<ReproTable>,
+    /// Old edgerefine selection, kept for one release: a dataset part is `--tables accuracy
+    /// --only DATASET`, another part `--tables PART`.
     #[arg(
         long,
         value_enum,
         ignore_case = true,
         value_delimiter = ',',
-        value_name = "PARTS"
+        value_name = "PARTS",
+        hide = true
     )]
     pub(crate) parts: Vec<EdgerefinePart>,
-    /// edgerefine: reuse the tables and per-(ε, seed) caches of an earlier run in --out, and
-    /// the committed reference's chunks made by the same plan (copied into --out). cefedgnn:
-    /// skip the settings whose selected tables this git revision already wrote in --out (the
-    /// tables are written after each setting, so a stopped run resumes where it stopped).
-    /// homdp: take the GIN baselines' finished trainings from --out's cache/gin/ (every
-    /// training is recorded there as it finishes) or the committed reference's.
+    /// Reuse what an earlier run in --out (or the committed reference) finished under the same
+    /// plan: edgerefine's tables and (ε, seed) chunks, homdp's GIN trainings (each cached as it
+    /// finishes; the reference's are copied into --out), cefedgnn's settings whose selected
+    /// tables this git revision already wrote (tables are written after each setting).
     #[arg(long)]
     pub(crate) resume: bool,
-    /// edgerefine: start no new chunk after this many minutes (the tables say what is left
-    /// for a later --resume).
+    /// Start no new cached cell (an edgerefine chunk) after this many minutes; the tables say
+    /// what is left for a later --resume.
     #[arg(long, value_name = "MINUTES")]
     pub(crate) budget_min: Option<f64>,
-    /// edgerefine: run only the node-grid chunks whose position in their dataset's grid is K
+    /// Run only the cells (edgerefine's node-grid chunks) whose position in their grid is K
     /// modulo N, so that N processes (e.g. one thread each: RAYON_NUM_THREADS=1) fill one
     /// --out side by side; the others' chunks are read back with --resume or left for a later
     /// --resume run, which writes the complete tables.

@@ -97,14 +97,16 @@ fn repro_refuses_to_overwrite_the_reference() {
         "--update-reference",
         "--only",
         "--tables",
-        "--parts",
         "--resume",
         "--budget-min",
-        "--fed-tables",
-        "--fed-settings",
+        "--shard",
         "DPGRAPH_DATA",
     ] {
         assert!(help.contains(flag), "{flag} missing from repro --help");
+    }
+    // One flag set: the old per-experiment flags are hidden aliases, not listed.
+    for old in ["--parts", "--fed-tables", "--fed-settings"] {
+        assert!(!help.contains(old), "{old} listed in repro --help");
     }
     // Unknown flags, experiments and values are errors naming them.
     for (args, named) in [
@@ -114,6 +116,12 @@ fn repro_refuses_to_overwrite_the_reference() {
         (
             &["repro", "cefedgnn", "--fed-tables", "methods,ksweep"][..],
             "ksweep",
+        ),
+        (&["repro", "edgerefine", "--parts", "cora,mars"][..], "mars"),
+        (&["repro", "homdp", "--only", "BBBP,zinc"][..], "zinc"),
+        (
+            &["repro", "homdp", "edgerefine", "--only", "cora,hiv,mars"][..],
+            "mars",
         ),
         (&["datasets", "frobnicate"][..], "frobnicate"),
     ] {

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use cefedgnn::aml::AccountGraph;
 use cefedgnn::paper::{
     ApproximationRow, AttackRow, ClipRow, ConvergenceRow, LocalStepsRow, MethodRow, OrderingRow,
@@ -20,7 +20,7 @@ use graph_core::{NodeDataset, Registry};
 use serde_json::json;
 
 use super::{Ctx, Effort};
-use crate::cli::CefedgnnTable;
+use crate::cli::ReproTable;
 use crate::datasets::data_dir;
 use crate::output::Table;
 
@@ -128,22 +128,47 @@ fn load_aml_data<'p>(
     Ok(out)
 }
 
-/// Whether `--fed-tables` selects `t` (none given: every table).
-fn wants(ctx: &Ctx, t: CefedgnnTable) -> bool {
-    ctx.select.fed_tables.is_empty() || ctx.select.fed_tables.contains(&t)
+/// Refuses an `--only` name that is in no setting's label and is no dataset of homdp or
+/// edgerefine, naming it and the settings.
+///
+/// # Errors
+/// An unknown name.
+fn check_only(ctx: &Ctx, sets: &[cefedgnn::paper::Setting]) -> Result<()> {
+    let elsewhere: Vec<&str> = super::homdp::dataset_names()
+        .into_iter()
+        .chain(super::edgerefine::dataset_names(Effort::Full))
+        .collect();
+    for name in &ctx.select.only {
+        let fed = sets
+            .iter()
+            .any(|s| s.label.to_lowercase().contains(name.as_str()));
+        if !fed && !elsewhere.iter().any(|k| k.eq_ignore_ascii_case(name)) {
+            let labels: Vec<&str> = sets.iter().map(|s| s.label.as_str()).collect();
+            bail!(
+                "--only: `{name}` is in no cefedgnn setting's label and no dataset of the other experiments (settings: {})",
+                labels.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether `--tables` selects `t` (none given: every table).
+fn wants(ctx: &Ctx, t: ReproTable) -> bool {
+    ctx.select.wants_table(t)
 }
 
 /// The tables' stems with the table that selects each, in writing order.
-const STEMS: [(CefedgnnTable, &str); 9] = [
-    (CefedgnnTable::Methods, "methods"),
-    (CefedgnnTable::LocalSteps, "local_steps"),
-    (CefedgnnTable::Privacy, "privacy"),
-    (CefedgnnTable::Methods, "ordering"),
-    (CefedgnnTable::Attack, "attack"),
-    (CefedgnnTable::Radius, "radius"),
-    (CefedgnnTable::Approximations, "approximations"),
-    (CefedgnnTable::Convergence, "convergence"),
-    (CefedgnnTable::Clip, "clip"),
+const STEMS: [(ReproTable, &str); 9] = [
+    (ReproTable::Methods, "methods"),
+    (ReproTable::LocalSteps, "local_steps"),
+    (ReproTable::Privacy, "privacy"),
+    (ReproTable::Methods, "ordering"),
+    (ReproTable::Attack, "attack"),
+    (ReproTable::Radius, "radius"),
+    (ReproTable::Approximations, "approximations"),
+    (ReproTable::Convergence, "convergence"),
+    (ReproTable::Clip, "clip"),
 ];
 
 /// Whether the approximation ladder runs on a setting: the random partitions (most edges
@@ -287,7 +312,7 @@ struct Progress<'a> {
     earlier: Vec<Option<Earlier>>,
 }
 
-/// Runs the selected tables on every setting of `plan` selected by `--fed-settings`, writing the
+/// Runs the selected tables on every setting of `plan` selected by `--only`, writing the
 /// tables after each setting (a stopped run keeps what it finished; `--resume` skips the
 /// settings whose selected tables this revision already wrote in --out).
 fn run_settings(
@@ -303,15 +328,8 @@ fn run_settings(
     let mut runs = Runs::new(true);
     let mut res = Results::default();
     let clock = Instant::now();
-    let picked = |label: &str| {
-        let l = label.to_lowercase();
-        ctx.select.fed_settings.is_empty()
-            || ctx
-                .select
-                .fed_settings
-                .iter()
-                .any(|f| l.contains(&f.to_lowercase()))
-    };
+    check_only(ctx, &sets)?;
+    let picked = |label: &str| ctx.select.wants_setting(label);
     for s in &sets {
         if !picked(&s.label) {
             continue;
@@ -338,7 +356,7 @@ fn run_settings(
             continue;
         }
         eprintln!("[{:.0}s] {}", clock.elapsed().as_secs_f64(), s.label);
-        if wants(ctx, CefedgnnTable::Methods) {
+        if wants(ctx, ReproTable::Methods) {
             let rows = methods_table(plan, s, &mut runs)?;
             if s.model == ModelKind::Gcn
                 && let Some(o) = ordering_row(&s.task.name, &rows)
@@ -347,27 +365,27 @@ fn run_settings(
             }
             res.methods.extend(rows);
         }
-        if wants(ctx, CefedgnnTable::LocalSteps) {
+        if wants(ctx, ReproTable::LocalSteps) {
             res.local_steps
                 .extend(local_steps_table(plan, s, &mut runs)?);
         }
-        if wants(ctx, CefedgnnTable::Privacy) {
+        if wants(ctx, ReproTable::Privacy) {
             res.privacy.extend(privacy_table(plan, s, &mut runs)?);
         }
-        if wants(ctx, CefedgnnTable::Attack) {
+        if wants(ctx, ReproTable::Attack) {
             res.attack.extend(attack_table(plan, s)?);
         }
-        if wants(ctx, CefedgnnTable::Radius) {
+        if wants(ctx, ReproTable::Radius) {
             res.radius.extend(radius_table(plan, s)?);
         }
-        if wants(ctx, CefedgnnTable::Approximations) && ladder_applies(&s.label) {
+        if wants(ctx, ReproTable::Approximations) && ladder_applies(&s.label) {
             res.approximations
                 .extend(approximations_table(plan, s, &mut runs)?);
         }
-        if wants(ctx, CefedgnnTable::Convergence) {
+        if wants(ctx, ReproTable::Convergence) {
             res.convergence.extend(convergence_table(plan, s)?);
         }
-        if wants(ctx, CefedgnnTable::Clip) {
+        if wants(ctx, ReproTable::Clip) {
             res.clip.extend(clip_table(plan, s, &mut runs)?);
         }
         p.done.push(s.label.clone());
@@ -415,7 +433,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let (res, runs) = run_settings(ctx, &plan, &citation, &aml_data, &mut p)?;
     write_tables(&p, &res, &runs, true)?;
     // The claims from every table now in the directory (this run's and the ones it kept).
-    if wants(ctx, CefedgnnTable::Claims) {
+    if wants(ctx, ReproTable::Claims) {
         super::fed_claims::write(ctx, &p.dir)?;
     }
     Ok(())

@@ -5,7 +5,7 @@
 //! classification on per-graph releases; and Blink on Cora under its own 50/25/25 protocol.
 //!
 //! The protocols and the tables' rows come from `edgerefine::paper`; this file loads the
-//! datasets, selects what runs (`--parts`, `--resume`, `--budget-min`), keeps the node grid's
+//! datasets, selects what runs (`--tables`, `--only`), keeps the node grid's
 //! chunk cache on disk and writes the tables, their notes and plots.
 
 use std::path::Path;
@@ -24,80 +24,57 @@ use graph_core::registry::Dataset;
 use graph_core::{GraphDataset, NodeDataset, Registry};
 use serde_json::json;
 
+use super::runner::{Cell, Decision, Runner, Source};
 use super::{Ctx, Effort};
-use crate::cli::EdgerefinePart;
+use crate::cli::ReproTable;
 use crate::datasets::data_dir;
-use crate::output::{Table, write};
+use crate::output::Table;
 
-/// Which parts run: `--parts blink,mutag,rae,cora,…` (empty: all). With `--resume`, a part
-/// whose output (a table, or a dataset's cache file under `<out>/edgerefine/cache/` written by
-/// an identical plan) already exists is not recomputed: the long `--full` grid can run as
-/// several processes and be assembled by a last run. The node grid is cached per (dataset, ε or
-/// the ε-free rows, seed) chunk under `<out>/edgerefine/cache/<dataset>/`, so an interrupted
-/// run loses at most one chunk. With `--budget-min m`, no new chunk starts after `m` minutes:
-/// the tables are written with what has run and a note naming the chunks left for a later
-/// `--resume` run. `--resume` also takes a chunk made by the same plan from the committed
-/// reference's cache (`results/edgerefine/cache/` for `--full`) and copies it into `--out`, so a
-/// fresh clone reassembles the reference tables and runs only the chunks it lacks.
-struct Parts {
-    only: Option<Vec<EdgerefinePart>>,
-    resume: bool,
-    /// The committed reference's `edgerefine/` directory, where it is not `--out`'s own.
-    reference: Option<std::path::PathBuf>,
-    budget: Option<std::time::Duration>,
-    /// `--shard`: the node-grid chunks this process runs.
-    shard: Option<crate::cli::Shard>,
-    start: Instant,
+/// Which parts run: `--tables blink,mutag,rae,accuracy,…` (none of edgerefine's named: all) and
+/// the node grid's datasets (`--only cora,dblp`). With `--resume`, a table whose output already
+/// exists is not recomputed, and the node grid's chunks (one per dataset, ε or the ε-free rows,
+/// and seed, under `<out>/edgerefine/cache/<dataset>/`) are taken from `--out` or the committed
+/// reference's cache when made by the same plan ([`Runner`]): the long `--full` grid can run as
+/// several processes (`--shard`) or within a time budget (`--budget-min`, the tables then name
+/// the chunks left) and be assembled by a last run; a fresh clone reassembles the reference
+/// tables and runs only the chunks it lacks.
+struct Parts<'a> {
+    select: &'a super::Select,
+    /// Caching, resume, shard and budget of the node grid's chunks.
+    runner: Runner,
 }
 
-impl Parts {
-    /// The selection of `--parts` (clap has refused unknown parts), `--resume` and
-    /// `--budget-min`; a budget that is not a number of minutes ≥ 0 is an error naming it.
-    fn new(ctx: &Ctx) -> Result<Self> {
-        let select = &ctx.select;
-        let only = select.parts.clone();
-        let (out, reference) = (ctx.out.join("edgerefine"), ctx.reference.join("edgerefine"));
-        let same = super::same_dir(&out, &reference);
-        let budget = match select.budget_min {
-            None => None,
-            Some(m) if m.is_finite() && m >= 0.0 => {
-                Some(std::time::Duration::from_secs_f64(m * 60.0))
-            }
-            Some(m) => bail!("--budget-min must be a number of minutes ≥ 0, got {m}"),
-        };
+impl<'a> Parts<'a> {
+    /// The selection of `ctx`'s flags.
+    ///
+    /// # Errors
+    /// A budget that is not a number of minutes ≥ 0.
+    fn new(ctx: &'a Ctx) -> Result<Self> {
         Ok(Self {
-            only: (!only.is_empty()).then_some(only),
-            resume: select.resume,
-            reference: (select.resume && !same).then_some(reference),
-            budget,
-            shard: select.shard,
-            start: Instant::now(),
+            select: &ctx.select,
+            runner: Runner::new(ctx)?,
         })
-    }
-
-    /// Whether the chunk at `position` in its dataset's grid is another `--shard`'s.
-    fn elsewhere(&self, position: usize) -> bool {
-        self.shard.is_some_and(|s| !s.owns(position))
-    }
-
-    /// Whether the time budget (`--budget-min`) is spent.
-    fn over_budget(&self) -> bool {
-        self.budget.is_some_and(|b| self.start.elapsed() >= b)
-    }
-
-    fn wants(&self, part: EdgerefinePart) -> bool {
-        self.only.as_ref().is_none_or(|v| v.contains(&part))
     }
 
     /// Whether the node tables of dataset `name` run.
     fn wants_dataset(&self, name: &str) -> bool {
-        EdgerefinePart::of_dataset(name).is_some_and(|p| self.wants(p))
+        self.select.wants_table(ReproTable::Accuracy) && self.select.wants_dataset(name)
     }
 
     /// Whether the table `stem` must be computed.
-    fn table(&self, part: EdgerefinePart, dir: &Path, stem: &str) -> bool {
-        self.wants(part) && !(self.resume && dir.join(format!("{stem}.json")).exists())
+    fn table(&self, table: ReproTable, dir: &Path, stem: &str) -> bool {
+        self.select.wants_table(table)
+            && !(self.runner.resume() && dir.join(format!("{stem}.json")).exists())
     }
+}
+
+/// The datasets `--only` may name for edgerefine's node grid.
+pub(crate) fn dataset_names(effort: Effort) -> Vec<&'static str> {
+    let p = match effort {
+        Effort::Quick => Plan::quick(),
+        Effort::Full => Plan::full(),
+    };
+    p.datasets.iter().map(|d| d.name).collect()
 }
 
 pub(crate) fn run(ctx: &Ctx) -> Result<()> {
@@ -110,25 +87,25 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let parts = Parts::new(ctx)?;
     // The small acceptance tables first, the long node-classification grid last (it writes its
     // tables after every dataset).
-    if parts.table(EdgerefinePart::Blink, &dir, "blink_cora") {
+    if parts.table(ReproTable::Blink, &dir, "blink_cora") {
         blink_protocol_table(ctx, &p, &dir)?;
     }
-    if parts.table(EdgerefinePart::Mutag, &dir, "mutag") {
+    if parts.table(ReproTable::Mutag, &dir, "mutag") {
         mutag_table(ctx, &p, &dir)?;
     }
-    if parts.table(EdgerefinePart::Rae, &dir, "rae") {
+    if parts.table(ReproTable::Rae, &dir, "rae") {
         rae_table(ctx, &p, &dir)?;
     }
-    if parts.table(EdgerefinePart::EdgeCount, &dir, "edge_count") {
+    if parts.table(ReproTable::EdgeCount, &dir, "edge_count") {
         edge_count_table(ctx, &p, &dir)?;
     }
-    if parts.table(EdgerefinePart::KSweep, &dir, "k_sweep") {
+    if parts.table(ReproTable::KSweep, &dir, "k_sweep") {
         k_sweep_table(ctx, &p, &dir)?;
     }
-    if parts.table(EdgerefinePart::KSweepModels, &dir, "k_sweep_models") {
+    if parts.table(ReproTable::KSweepModels, &dir, "k_sweep_models") {
         k_sweep_models_table(ctx, &p, &dir)?;
     }
-    if parts.table(EdgerefinePart::Calibrations, &dir, "calibrations") {
+    if parts.table(ReproTable::Calibrations, &dir, "calibrations") {
         calibrations_table(ctx, &p, &dir)?;
     }
     node_tables(ctx, &p, &dir, &parts)?;
@@ -309,7 +286,7 @@ impl NodeTables {
 }
 
 fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
-    // With no dataset selected (e.g. `--parts mutag`), the node tables of an earlier run in
+    // With no dataset selected (e.g. `--tables mutag`), the node tables of an earlier run in
     // --out are left as they are rather than rewritten empty.
     if !p.datasets.iter().any(|d| parts.wants_dataset(d.name)) {
         return Ok(());
@@ -336,7 +313,6 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
         let grid = NodeGrid::new(p, dp);
         let earlier = before.as_ref().map(|b| NodeGrid::new(b, dp));
         let acc = run_grid(
-            dir,
             &grid,
             earlier.as_ref(),
             &ds,
@@ -358,11 +334,21 @@ fn node_tables(ctx: &Ctx, p: &Plan, dir: &Path, parts: &Parts) -> Result<()> {
     Ok(())
 }
 
-/// The cache file of one chunk: `<dir>/cache/<dataset>/<fixed|eps…>-seed<seed>.json`.
-fn chunk_file(dir: &Path, grid: &NodeGrid<'_>, slot: Slot, seed: u64) -> std::path::PathBuf {
-    dir.join("cache")
+/// The cache file of one chunk, relative to the results directory:
+/// `edgerefine/cache/<dataset>/<fixed|eps…>-seed<seed>.json`.
+fn chunk_rel(grid: &NodeGrid<'_>, slot: Slot, seed: u64) -> std::path::PathBuf {
+    Path::new("edgerefine")
+        .join("cache")
         .join(grid.dataset().name)
         .join(format!("{}-seed{seed}.json", grid.label(slot)))
+}
+
+impl Cell for Chunk {
+    const PRETTY: bool = false;
+
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
 }
 
 /// Runs (or, with `--resume`, reads back from the cache) every chunk of a dataset's grid that
@@ -371,11 +357,10 @@ fn chunk_file(dir: &Path, grid: &NodeGrid<'_>, slot: Slot, seed: u64) -> std::pa
 /// (the same grid before the dense training path) keeps its other methods and runs the dense
 /// ones again.
 fn run_grid(
-    dir: &Path,
     grid: &NodeGrid<'_>,
     earlier: Option<&NodeGrid<'_>>,
     ds: &NodeDataset,
-    parts: &Parts,
+    parts: &Parts<'_>,
     notes: &mut Vec<String>,
 ) -> Result<NodeAcc> {
     let (p, dp) = (grid.plan(), grid.dataset());
@@ -392,35 +377,29 @@ fn run_grid(
         for &seed in &p.seeds {
             let at = position;
             position += 1;
-            let file = chunk_file(dir, grid, slot, seed);
-            let hit = if parts.resume {
-                cached_chunk(dir, parts.reference.as_deref(), grid, slot, seed)?
-            } else {
-                None
-            };
-            let chunk = match hit {
-                Some((c, source)) => {
+            let rel = chunk_rel(grid, slot, seed);
+            let chunk = match parts.runner.decide(&rel, &grid.fingerprint(slot, seed), at) {
+                Decision::Cached(c, source) => {
                     match source {
-                        ChunkSource::Out => cached += 1,
-                        ChunkSource::Reference => from_reference += 1,
+                        Source::Out => cached += 1,
+                        Source::Reference => from_reference += 1,
                     }
                     c
                 }
-                None if parts.elsewhere(at) => {
+                Decision::Elsewhere => {
                     other_shard.push(format!("{label} seed {seed}"));
                     continue;
                 }
-                None if parts.over_budget() => {
+                Decision::OverBudget => {
                     skipped.push(format!("{label} seed {seed}"));
                     continue;
                 }
-                None => {
-                    let old = match (parts.resume, earlier) {
-                        (true, Some(e)) => {
-                            cached_chunk(dir, parts.reference.as_deref(), e, slot, seed)?
-                        }
-                        _ => None,
-                    };
+                Decision::Run => {
+                    let old = earlier.and_then(|e| {
+                        parts
+                            .runner
+                            .cached::<Chunk>(&rel, &e.fingerprint(slot, seed))
+                    });
                     let c = match old {
                         Some((old, _)) => {
                             dense_rerun += 1;
@@ -430,7 +409,7 @@ fn run_grid(
                     }
                     .with_context(|| format!("{name} {label} seed {seed}"))?;
                     report_dense(p, &c);
-                    write_chunk(&file, &c)?;
+                    parts.runner.record(&rel, &c)?;
                     c
                 }
             };
@@ -467,11 +446,7 @@ fn run_grid(
         notes.push(format!(
             "{name}: {from_reference} of {} (ε, seed) chunks taken from the committed reference's cache ({}/cache/{name}/, made by the same plan; --resume) and copied into cache/{name}/.",
             grid.num_chunks(),
-            parts.reference.as_deref().map_or("?".into(), |d| {
-                // Relative to the checkout where it is inside it: no machine's paths in tables.
-                let root = crate::project_root();
-                d.strip_prefix(&root).unwrap_or(d).display().to_string()
-            })
+            parts.runner.reference_label()
         ));
     }
     if dense_rerun > 0 {
@@ -507,43 +482,6 @@ fn run_grid(
     Ok(acc)
 }
 
-/// Where a chunk read back by `--resume` came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ChunkSource {
-    /// `--out`'s own cache (an earlier run into the same directory).
-    Out,
-    /// The committed reference's cache; the chunk has been copied into `--out`'s cache.
-    Reference,
-}
-
-/// The chunk `(slot, seed)` of `grid` made by the same plan (same fingerprint), from `dir`'s
-/// cache or else from `reference`'s (then copied into `dir`'s cache, so `dir` holds every chunk
-/// its tables were made from); `None` where neither has it.
-///
-/// # Errors
-/// Copying a reference chunk into `dir` fails.
-fn cached_chunk(
-    dir: &Path,
-    reference: Option<&Path>,
-    grid: &NodeGrid<'_>,
-    slot: Slot,
-    seed: u64,
-) -> Result<Option<(Chunk, ChunkSource)>> {
-    let fingerprint = grid.fingerprint(slot, seed);
-    let file = chunk_file(dir, grid, slot, seed);
-    if let Some(c) = read_chunk(&file).filter(|c| c.fingerprint == fingerprint) {
-        return Ok(Some((c, ChunkSource::Out)));
-    }
-    let Some(c) = reference
-        .and_then(|r| read_chunk(&chunk_file(r, grid, slot, seed)))
-        .filter(|c| c.fingerprint == fingerprint)
-    else {
-        return Ok(None);
-    };
-    write_chunk(&file, &c)?;
-    Ok(Some((c, ChunkSource::Reference)))
-}
-
 /// Progress: the training time of each model on the dense releases of a chunk.
 fn report_dense(p: &Plan, c: &Chunk) {
     for (mi, r) in &c.releases {
@@ -559,31 +497,6 @@ fn report_dense(p: &Plan, c: &Chunk) {
             );
         }
     }
-}
-
-/// A cached chunk, or `None` (with a warning when the file exists but cannot be read).
-fn read_chunk(path: &Path) -> Option<Chunk> {
-    let bytes = std::fs::read(path).ok()?;
-    match serde_json::from_slice(&bytes) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            eprintln!("{}: unreadable ({e}): recomputing", path.display());
-            None
-        }
-    }
-}
-
-/// Writes a chunk to the cache (compact JSON, atomically).
-fn write_chunk(path: &Path, c: &Chunk) -> Result<()> {
-    let (Some(dir), Some(file)) = (path.parent(), path.file_name()) else {
-        bail!("{}: not a cache file path", path.display());
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    write(
-        dir,
-        &file.to_string_lossy(),
-        serde_json::to_string(c)?.as_bytes(),
-    )
 }
 
 /// The note on how many runs of each model reached the dataset's epoch cap without an early stop
@@ -1003,8 +916,10 @@ mod tests {
             seconds: 3.0,
         };
         let d = tempfile::tempdir().unwrap();
-        let path = d.path().join("cache").join("cora").join("fixed-seed0.json");
-        write_chunk(&path, &c).unwrap();
+        let runner = Runner::at(d.path(), d.path(), true);
+        let rel = Path::new("cache/cora/fixed-seed0.json");
+        runner.record(rel, &c).unwrap();
+        let path = d.path().join(rel);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"precision\":null"), "{text}");
         assert!(
@@ -1013,7 +928,7 @@ mod tests {
             ),
             "{text}"
         );
-        let back = read_chunk(&path).unwrap();
+        let (back, _) = runner.cached::<Chunk>(rel, &c.fingerprint).unwrap();
         assert_eq!(back.fingerprint, c.fingerprint);
         let r = &back.releases[0].1;
         assert!(r.precision.is_nan());
@@ -1021,7 +936,7 @@ mod tests {
         assert_eq!(back.trains[0].2.runs, vec![0.75]);
         std::fs::write(&path, "{not json").unwrap();
         assert!(
-            read_chunk(&path).is_none(),
+            runner.cached::<Chunk>(rel, &c.fingerprint).is_none(),
             "an unreadable chunk is recomputed"
         );
     }
@@ -1039,49 +954,40 @@ mod tests {
         };
         let d = tempfile::tempdir().unwrap();
         let (out, reference) = (d.path().join("out"), d.path().join("ref"));
+        let runner = Runner::at(&out, &reference, true);
+        let writer = Runner::at(&reference, &reference, false);
+        let (rel, fingerprint) = (chunk_rel(&grid, slot, 0), grid.fingerprint(slot, 0));
+        assert!(
+            rel.starts_with("edgerefine/cache/cora"),
+            "{}",
+            rel.display()
+        );
         // Neither has it.
-        assert!(
-            cached_chunk(&out, Some(&reference), &grid, slot, 0)
-                .unwrap()
-                .is_none()
-        );
+        assert!(runner.cached::<Chunk>(&rel, &fingerprint).is_none());
         // The reference has it under another plan: not taken, not copied.
-        write_chunk(
-            &chunk_file(&reference, &grid, slot, 0),
-            &chunk("another plan".into()),
-        )
-        .unwrap();
-        assert!(
-            cached_chunk(&out, Some(&reference), &grid, slot, 0)
-                .unwrap()
-                .is_none()
-        );
-        assert!(!chunk_file(&out, &grid, slot, 0).exists());
+        writer.record(&rel, &chunk("another plan".into())).unwrap();
+        assert!(runner.cached::<Chunk>(&rel, &fingerprint).is_none());
+        assert!(!out.join(&rel).exists());
         // The reference has it under this plan: taken and copied into --out's cache.
-        let fingerprint = grid.fingerprint(slot, 0);
-        write_chunk(
-            &chunk_file(&reference, &grid, slot, 0),
-            &chunk(fingerprint.clone()),
-        )
-        .unwrap();
-        let (c, source) = cached_chunk(&out, Some(&reference), &grid, slot, 0)
-            .unwrap()
-            .unwrap();
+        writer.record(&rel, &chunk(fingerprint.clone())).unwrap();
+        let (c, source) = runner.cached::<Chunk>(&rel, &fingerprint).unwrap();
         assert_eq!(
             (c.fingerprint.as_str(), source),
-            (fingerprint.as_str(), ChunkSource::Reference)
+            (fingerprint.as_str(), Source::Reference)
         );
         assert_eq!(
-            std::fs::read(chunk_file(&out, &grid, slot, 0)).unwrap(),
-            std::fs::read(chunk_file(&reference, &grid, slot, 0)).unwrap()
+            std::fs::read(out.join(&rel)).unwrap(),
+            std::fs::read(reference.join(&rel)).unwrap()
         );
         // Now --out has it; without a reference too.
-        let (_, source) = cached_chunk(&out, None, &grid, slot, 0).unwrap().unwrap();
-        assert_eq!(source, ChunkSource::Out);
+        let alone = Runner::at(&out, &out, true);
+        let (_, source) = alone.cached::<Chunk>(&rel, &fingerprint).unwrap();
+        assert_eq!(source, Source::Out);
         // Another seed: in neither.
+        let other = chunk_rel(&grid, slot, 1);
         assert!(
-            cached_chunk(&out, Some(&reference), &grid, slot, 1)
-                .unwrap()
+            runner
+                .cached::<Chunk>(&other, &grid.fingerprint(slot, 1))
                 .is_none()
         );
     }
@@ -1091,7 +997,7 @@ mod tests {
         // `--resume` under the `--full` plan must find every committed chunk: same file names,
         // same fingerprints (the paper's 700 / 100 protocol; the earlier 300 / 50 plan's chunks
         // are in the git history only), and the same JSON fields when written again.
-        let dir = crate::project_root().join("results").join("edgerefine");
+        let dir = crate::project_root().join("results");
         let plan = Plan::full();
         let before = Plan::full_before_dense_path();
         let mut n = 0;
@@ -1100,7 +1006,7 @@ mod tests {
             let before_grid = NodeGrid::new(&before, dp);
             for slot in grid.slots() {
                 for &seed in &plan.seeds {
-                    let file = chunk_file(&dir, &grid, slot, seed);
+                    let file = dir.join(chunk_rel(&grid, slot, seed));
                     let text = std::fs::read_to_string(&file)
                         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
                     let c: Chunk = serde_json::from_str(&text).unwrap();

@@ -1,7 +1,7 @@
 //! The CE-FedGNN claims table (`cefedgnn/claims.{csv,json,md}`): each claim of the paper that our
 //! tables measure, beside the control that could overturn it, our value, the control's value
 //! and the verdict. Built from the tables written in the output directory (this run's, or the
-//! earlier ones a `--fed-tables` run kept), so it always covers every table present.
+//! earlier ones a `--tables` run kept), so it always covers every table present.
 
 use std::path::Path;
 

@@ -3,10 +3,12 @@
 //! run interrupted during HIV's hours-long trainings resumes (`--resume`) with the trainings it
 //! has not finished, as the edgerefine chunks do.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ::homdp::paper::{GinCache, GinKey, GinTraining};
 use serde::{Deserialize, Serialize};
+
+use super::runner::{Cell, Runner, Source};
 
 /// One cache file: the training with the fingerprint of the plan that made it.
 #[derive(Serialize, Deserialize)]
@@ -15,81 +17,58 @@ struct Entry {
     training: GinTraining,
 }
 
+impl Cell for Entry {
+    const PRETTY: bool = true;
+
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+}
+
 /// The GIN trainings of `--out`'s cache and, with `--resume`, of the committed reference's
-/// (copied into `--out`'s cache when taken, so `--out` holds every training its table used).
-pub(crate) struct GinFiles {
-    out: PathBuf,
-    /// `Some` with `--resume`: the reference's results directory.
-    reference: Option<PathBuf>,
-    /// Whether to read cached trainings at all (`--resume`).
-    resume: bool,
+/// (copied into `--out`'s cache when taken, so `--out` holds every training its table used),
+/// through the run's [`Runner`].
+pub(crate) struct GinFiles<'a> {
+    runner: &'a Runner,
     /// Trainings taken from `--out`'s cache and from the reference's.
     pub(crate) taken: [usize; 2],
 }
 
-impl GinFiles {
-    /// The cache of the results directory `out` (`--out`), reading it (and `reference`'s)
-    /// only when `resume`; finished trainings are always recorded.
-    pub(crate) fn new(out: &Path, reference: &Path, resume: bool) -> Self {
+impl<'a> GinFiles<'a> {
+    /// The cache of `runner`'s results directory; finished trainings are always recorded.
+    pub(crate) fn new(runner: &'a Runner) -> Self {
         Self {
-            out: out.to_path_buf(),
-            reference: (resume && reference != out).then(|| reference.to_path_buf()),
-            resume,
+            runner,
             taken: [0, 0],
         }
     }
 
-    fn file(results: &Path, key: &GinKey) -> PathBuf {
-        results
-            .join("homdp")
-            .join("cache")
-            .join("gin")
-            .join(&key.dataset)
+    /// Relative to the results directory: `homdp/cache/gin/<dataset>/<baseline>-rep<r>.json`.
+    fn rel(key: &GinKey) -> PathBuf {
+        ["homdp", "cache", "gin", &key.dataset]
+            .iter()
+            .collect::<PathBuf>()
             .join(format!("{}-rep{}.json", key.baseline, key.rep))
-    }
-
-    fn read(results: &Path, key: &GinKey) -> Option<GinTraining> {
-        let path = Self::file(results, key);
-        let bytes = std::fs::read(&path).ok()?;
-        match serde_json::from_slice::<Entry>(&bytes) {
-            Ok(e) => (e.fingerprint == key.fingerprint).then_some(e.training),
-            Err(e) => {
-                eprintln!("{}: unreadable ({e}): training again", path.display());
-                None
-            }
-        }
     }
 }
 
-impl GinCache for GinFiles {
+impl GinCache for GinFiles<'_> {
     fn get(&mut self, key: &GinKey) -> Option<GinTraining> {
-        if !self.resume {
-            return None;
-        }
-        if let Some(t) = Self::read(&self.out, key) {
-            self.taken[0] += 1;
-            return Some(t);
-        }
-        let t = Self::read(self.reference.as_deref()?, key)?;
-        // Copied so that `--out` holds what its table used; a failed copy only costs a rerun.
-        if let Err(e) = self.put(key, &t) {
-            eprintln!("copying a cached GIN training into --out: {e}");
-        }
-        self.taken[1] += 1;
-        Some(t)
+        let (e, source) = self
+            .runner
+            .cached::<Entry>(&Self::rel(key), &key.fingerprint)?;
+        self.taken[usize::from(source == Source::Reference)] += 1;
+        Some(e.training)
     }
 
     fn put(&mut self, key: &GinKey, training: &GinTraining) -> std::io::Result<()> {
-        let path = Self::file(&self.out, key);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
         let entry = Entry {
             fingerprint: key.fingerprint.clone(),
             training: training.clone(),
         };
-        let bytes = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
-        graph_core::io::write_atomic(&path, &bytes).map_err(std::io::Error::other)
+        self.runner
+            .record(&Self::rel(key), &entry)
+            .map_err(std::io::Error::other)
     }
 }
 
@@ -122,16 +101,17 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let (out, reference) = (tmp.path().join("out"), tmp.path().join("ref"));
         // The reference holds a training of this plan.
-        GinFiles::new(&reference, &reference, false)
+        GinFiles::new(&Runner::at(&reference, &reference, false))
             .put(&key("plan A"), &training(0.7))
             .unwrap();
         // Without --resume nothing is read.
         assert_eq!(
-            GinFiles::new(&out, &reference, false).get(&key("plan A")),
+            GinFiles::new(&Runner::at(&out, &reference, false)).get(&key("plan A")),
             None
         );
         // With it, the reference's is taken and copied into --out.
-        let mut files = GinFiles::new(&out, &reference, true);
+        let runner = Runner::at(&out, &reference, true);
+        let mut files = GinFiles::new(&runner);
         assert_eq!(files.get(&key("plan A")), Some(training(0.7)));
         assert_eq!(files.taken, [0, 1]);
         assert!(out.join("homdp/cache/gin/HIV/dprr-rep2.json").is_file());

@@ -22,8 +22,9 @@ use graph_core::{GraphDataset, Registry};
 use serde_json::{Value, json};
 
 use super::gin_cache::GinFiles;
+use super::runner::Runner;
 use super::{Ctx, Effort};
-use crate::cli::HomdpTable;
+use crate::cli::ReproTable;
 use crate::datasets::data_dir;
 use crate::output::{Table, table_rows, write};
 
@@ -97,30 +98,27 @@ fn position(settings: &[Setting], name: &str) -> usize {
         .expect("a setting of the paper")
 }
 
-/// Which datasets run: `--only BBBP,BACE` (dataset names, case-insensitive; empty: all). A
-/// dataset keeps its seed stream (`paper::SeedStream`) whether or not others run; Q1 runs only
-/// with SBM, Q2 only with HIV; the main table and the curve rerun the selected datasets and
-/// keep the other datasets' rows from the earlier table in the output directory ([`Kept`]).
+/// Which datasets run: `--only BBBP,BACE` (dataset names, case-insensitive; empty: all; the
+/// names of other experiments' datasets select none of homdp's). A dataset keeps its seed stream
+/// (`paper::SeedStream`) whether or not others run; Q1 runs only with SBM, Q2 only with HIV; the
+/// main table and the curve rerun the selected datasets and keep the other datasets' rows from
+/// the earlier table in the output directory ([`Kept`]).
 struct Only(Option<Vec<String>>);
 
 impl Only {
-    /// The selection of `--only`; an unknown dataset name is an error naming it.
-    fn new(names: &[String], known: &[&str]) -> Result<Self> {
+    /// The selection of `--only` among the datasets `known` (`repro` has refused a name that is
+    /// no selected experiment's).
+    fn new(names: &[String], known: &[&str]) -> Self {
         if names.is_empty() {
-            return Ok(Self(None));
+            return Self(None);
         }
-        let mut v = Vec::new();
-        for n in names {
-            let n = n.trim().to_ascii_lowercase();
-            if !known.iter().any(|k| k.to_ascii_lowercase() == n) {
-                bail!(
-                    "--only: unknown homdp dataset `{n}` (known: {})",
-                    known.join(", ")
-                );
-            }
-            v.push(n);
-        }
-        Ok(Self(Some(v)))
+        Self(Some(
+            names
+                .iter()
+                .map(|n| n.trim().to_ascii_lowercase())
+                .filter(|n| known.iter().any(|k| k.eq_ignore_ascii_case(n)))
+                .collect(),
+        ))
     }
 
     fn wants(&self, name: &str) -> bool {
@@ -128,6 +126,11 @@ impl Only {
             .as_ref()
             .is_none_or(|o| o.iter().any(|x| *x == name.to_ascii_lowercase()))
     }
+}
+
+/// The datasets `--only` may name for homdp.
+pub(crate) fn dataset_names() -> Vec<&'static str> {
+    settings().iter().map(|s| s.name).collect()
 }
 
 fn base_meta(ctx: &Ctx, sz: &Sizes) -> serde_json::Map<String, Value> {
@@ -147,8 +150,8 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let sz = sizes(ctx.effort);
     let settings = settings();
     let names: Vec<&str> = settings.iter().map(|s| s.name).collect();
-    let only = Only::new(&ctx.select.only, &names)?;
-    let tables = Tables::new(&ctx.select.tables);
+    let only = Only::new(&ctx.select.only, &names);
+    let tables = Tables::new(&ctx.select);
 
     // 1. The paper's table (and every selected dataset, prepared for the other tables).
     let prepared = main_table(ctx, &dir, &sz, &only, &tables, &settings)?;
@@ -645,7 +648,8 @@ fn dataset_rows(
     let baselines = if s.paper_baselines[0].is_nan() {
         None
     } else {
-        let mut cache = GinFiles::new(&ctx.out, &ctx.reference, ctx.select.resume);
+        let runner = Runner::new(ctx)?;
+        let mut cache = GinFiles::new(&runner);
         let b = load(s.name)?
             .map(|ds| {
                 paper::gin_baselines_cached(&ds, s.metric, &sz.gin, ctx.seed, index, &mut cache)
@@ -1215,15 +1219,14 @@ struct Tables {
 }
 
 impl Tables {
-    fn new(v: &[HomdpTable]) -> Self {
-        let all = v.is_empty();
+    fn new(select: &super::Select) -> Self {
         Self {
-            main: all || v.contains(&HomdpTable::Main),
-            q1: all || v.contains(&HomdpTable::Q1),
-            q2: all || v.contains(&HomdpTable::Q2),
-            curve: all || v.contains(&HomdpTable::Curve),
-            sensitivity: all || v.contains(&HomdpTable::Sensitivity),
-            theory: all || v.contains(&HomdpTable::Theory),
+            main: select.wants_table(ReproTable::Main),
+            q1: select.wants_table(ReproTable::Q1),
+            q2: select.wants_table(ReproTable::Q2),
+            curve: select.wants_table(ReproTable::Curve),
+            sensitivity: select.wants_table(ReproTable::Sensitivity),
+            theory: select.wants_table(ReproTable::Theory),
         }
     }
 }
@@ -1509,17 +1512,23 @@ mod tests {
 
     #[test]
     fn table_and_dataset_selection() -> Result<()> {
-        let all = Tables::new(&[]);
+        let select = |tables: Vec<ReproTable>| super::super::Select {
+            tables,
+            ..Default::default()
+        };
+        let all = Tables::new(&select(vec![]));
         assert!(all.main && all.q1 && all.q2 && all.curve);
-        let some = Tables::new(&[HomdpTable::Main, HomdpTable::Q2]);
+        let some = Tables::new(&select(vec![ReproTable::Main, ReproTable::Q2]));
         assert!(some.main && !some.q1 && some.q2 && !some.curve);
-        let only = Only::new(&["bbbp".into(), " BACE".into()], &["BBBP", "BACE", "HIV"])?;
+        // Another experiment's tables only: none of homdp's.
+        let other = Tables::new(&select(vec![ReproTable::Rae]));
+        assert!(!(other.main || other.q1 || other.q2 || other.curve || other.theory));
+        let only = Only::new(&["bbbp".into(), " BACE".into()], &["BBBP", "BACE", "HIV"]);
         assert!(only.wants("BBBP") && only.wants("bace") && !only.wants("HIV"));
-        assert!(Only::new(&[], &["HIV"])?.wants("HIV"));
-        let e = Only::new(&["ZINC".into()], &["HIV"])
-            .err()
-            .expect("unknown name");
-        assert!(e.to_string().contains("`zinc`"), "{e}");
+        assert!(Only::new(&[], &["HIV"]).wants("HIV"));
+        // Another experiment's dataset selects none of homdp's.
+        let cora = Only::new(&["cora".into()], &["HIV"]);
+        assert!(!cora.wants("HIV"));
         Ok(())
     }
 }

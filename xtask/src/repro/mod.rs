@@ -15,12 +15,13 @@ mod foundation;
 mod gin_cache;
 mod gnn;
 mod homdp;
+mod runner;
 
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::cli::{EdgerefinePart, Experiment, HomdpTable, ReproArgs};
+use crate::cli::{Experiment, ReproArgs, ReproTable};
 
 /// How much work a run does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,25 +45,61 @@ pub(crate) struct Ctx {
     pub(crate) select: Select,
 }
 
-/// The flags that select parts of an experiment (see `cargo xtask repro --help`).
+/// The flags that select parts of a run, one set for every experiment (see `cargo xtask repro
+/// --help`).
 #[derive(Debug, Default)]
 pub(crate) struct Select {
-    /// homdp: datasets (`--only`).
+    /// Datasets (homdp, edgerefine) or settings (cefedgnn, by label substring) (`--only`;
+    /// empty: all), lower-cased.
     pub(crate) only: Vec<String>,
-    /// homdp: tables (`--tables`).
-    pub(crate) tables: Vec<HomdpTable>,
-    /// edgerefine: parts (`--parts`).
-    pub(crate) parts: Vec<EdgerefinePart>,
-    /// edgerefine: reuse earlier outputs (`--resume`).
+    /// Tables (`--tables`; empty: all).
+    pub(crate) tables: Vec<ReproTable>,
+    /// Reuse earlier outputs (`--resume`).
     pub(crate) resume: bool,
-    /// edgerefine: minutes after which no new chunk starts (`--budget-min`).
+    /// Minutes after which no new cell starts (`--budget-min`).
     pub(crate) budget_min: Option<f64>,
-    /// edgerefine: the share of the node grid's chunks this process runs (`--shard`).
+    /// The share of every grid's cells this process runs (`--shard`).
     pub(crate) shard: Option<crate::cli::Shard>,
-    /// cefedgnn: tables (`--fed-tables`; empty: all).
-    pub(crate) fed_tables: Vec<crate::cli::CefedgnnTable>,
-    /// cefedgnn: settings (`--fed-settings`; empty: all).
-    pub(crate) fed_settings: Vec<String>,
+}
+
+impl Select {
+    /// Whether `--tables` selects `t` (none named: every table of every experiment).
+    pub(crate) fn wants_table(&self, t: ReproTable) -> bool {
+        self.tables.is_empty() || self.tables.contains(&t)
+    }
+
+    /// Whether `--only` selects the dataset `name` (exact, case-insensitive; none named: all).
+    pub(crate) fn wants_dataset(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| name.eq_ignore_ascii_case(o))
+    }
+
+    /// Whether `--only` selects the setting labelled `label` (a name is a case-insensitive
+    /// substring of it; none named: all).
+    pub(crate) fn wants_setting(&self, label: &str) -> bool {
+        let l = label.to_lowercase();
+        self.only.is_empty() || self.only.iter().any(|o| l.contains(o.as_str()))
+    }
+
+    /// The flags as parsed, the old `--parts` translated: a node dataset's part is the node
+    /// grid (`accuracy`) on that dataset, another part its table.
+    fn new(args: &ReproArgs) -> Self {
+        let mut only: Vec<String> = args.only.iter().map(|n| n.trim().to_lowercase()).collect();
+        let mut tables = args.tables.clone();
+        for &part in &args.parts {
+            only.extend(part.dataset().map(str::to_owned));
+            let t = ReproTable::of_part(part);
+            if !tables.contains(&t) {
+                tables.push(t);
+            }
+        }
+        Self {
+            only,
+            tables,
+            resume: args.resume,
+            budget_min: args.budget_min,
+            shard: args.shard,
+        }
+    }
 }
 
 /// Whether `a` and `b` name the same directory (compared canonically where both exist).
@@ -124,6 +161,7 @@ fn datasets_of(experiment: Experiment) -> &'static [&'static str] {
 
 /// `cargo xtask repro` with its parsed flags.
 pub(crate) fn run(args: ReproArgs) -> Result<()> {
+    let select = Select::new(&args);
     let effort = if args.full {
         Effort::Full
     } else {
@@ -164,6 +202,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         || !args.parts.is_empty()
         || args.budget_min.is_some()
         || args.shard.is_some();
+    check_only(&select, &which, effort)?;
     install_needed(&which, args.source.upstream, args.source.offline);
     let ctx = Ctx {
         effort,
@@ -171,16 +210,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         out,
         reference: reference.clone(),
         revision: crate::git_revision(),
-        select: Select {
-            only: args.only,
-            tables: args.tables,
-            fed_tables: args.fed_tables,
-            fed_settings: args.fed_settings,
-            parts: args.parts,
-            resume: args.resume,
-            budget_min: args.budget_min,
-            shard: args.shard,
-        },
+        select,
     };
     let run_start = std::time::Instant::now();
     let mut walls = serde_json::Map::new();
@@ -237,6 +267,34 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
     let page = crate::report::write(&ctx.out)?;
     println!("report page: {}", page.display());
     verdict
+}
+
+/// Refuses an `--only` name that is no dataset of the selected homdp or edgerefine experiments,
+/// naming it and the known ones; with cefedgnn selected, whose settings it may name by a part of
+/// their label, cefedgnn checks the names it is left with.
+///
+/// # Errors
+/// An unknown name.
+fn check_only(select: &Select, which: &[Experiment], effort: Effort) -> Result<()> {
+    if which.contains(&Experiment::Cefedgnn) {
+        return Ok(());
+    }
+    let mut known: Vec<&str> = Vec::new();
+    if which.contains(&Experiment::Homdp) {
+        known.extend(homdp::dataset_names());
+    }
+    if which.contains(&Experiment::Edgerefine) {
+        known.extend(edgerefine::dataset_names(effort));
+    }
+    for name in &select.only {
+        if !known.iter().any(|k| k.eq_ignore_ascii_case(name)) {
+            bail!(
+                "--only: `{name}` is no dataset of the selected experiments (known: {})",
+                known.join(", ")
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Installs the datasets `which` needs that are not installed yet, one summary line each;
@@ -373,4 +431,41 @@ fn finish(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{ReproTable, Select};
+    use crate::cli::{Cli, Command};
+
+    fn select(args: &[&str]) -> Select {
+        let argv = ["xtask", "repro"].iter().chain(args);
+        match Cli::try_parse_from(argv).map(|cli| cli.command) {
+            Ok(Command::Repro(r)) => Select::new(&r),
+            other => panic!("{args:?} parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_old_flags_are_aliases_of_the_one_flag_set() {
+        let s = select(&["edgerefine", "--parts", "cora,rae,Dblp"]);
+        assert_eq!(s.only, ["cora", "dblp"]);
+        assert_eq!(s.tables, [ReproTable::Accuracy, ReproTable::Rae]);
+        let s = select(&[
+            "cefedgnn",
+            "--fed-tables",
+            "methods",
+            "--fed-settings",
+            "CiteSeer",
+        ]);
+        assert_eq!(s.tables, [ReproTable::Methods]);
+        assert!(s.wants_setting("CiteSeer random") && !s.wants_setting("Cora random"));
+        let s = select(&["--only", "BBBP, cora", "--tables", "main,accuracy"]);
+        assert!(s.wants_dataset("bbbp") && s.wants_dataset("Cora") && !s.wants_dataset("HIV"));
+        assert!(s.wants_table(ReproTable::Main) && !s.wants_table(ReproTable::Rae));
+        let all = select(&[]);
+        assert!(all.wants_table(ReproTable::Clip) && all.wants_dataset("HIV"));
+    }
 }

@@ -93,6 +93,21 @@ impl Rho {
         positive("rho", rho).map(Self)
     }
 
+    /// A ρ known when the code is written (a protocol's constant), checked at compile time.
+    ///
+    /// ```
+    /// use dp_core::params::Rho;
+    /// const MAIN: Rho = Rho::constant(0.01);
+    /// assert_eq!(MAIN.get(), 0.01);
+    /// ```
+    ///
+    /// # Panics
+    /// Unless `rho` is finite and > 0 (a compile error in a `const`).
+    pub const fn constant(rho: f64) -> Self {
+        assert!(rho > 0.0 && rho < f64::INFINITY, "ρ must be finite and > 0");
+        Self(rho)
+    }
+
     /// The value.
     pub const fn get(self) -> f64 {
         self.0
@@ -196,6 +211,13 @@ impl EpsilonBound {
     /// Whether a finite bound holds.
     pub fn is_finite(self) -> bool {
         self.0.is_finite()
+    }
+}
+
+impl From<Epsilon> for EpsilonBound {
+    /// A budget spent is a bound on the loss (finite and > 0, so valid).
+    fn from(eps: Epsilon) -> Self {
+        Self(eps.get())
     }
 }
 

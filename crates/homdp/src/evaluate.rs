@@ -182,7 +182,7 @@ pub struct EvalData<'a> {
 /// clean unless `noisy_test` (the paper's protocol evaluates the model on clean test graphs).
 pub fn evaluate<R: CryptoRng + ?Sized>(
     data: &EvalData<'_>,
-    rho: Option<f64>,
+    rho: Option<Rho>,
     protocol: &Protocol,
     rng: &mut R,
     seed: u64,
@@ -217,7 +217,7 @@ pub fn evaluate<R: CryptoRng + ?Sized>(
     let (released, guarantee, clipped, mean_sigma, degree_bound) = match rho {
         None => (clean.to_owned(), None, 0, 0.0, None),
         Some(rho) => {
-            let params = EmbeddingParams::with_options(Rho::new(rho)?, protocol.release);
+            let params = EmbeddingParams::with_options(rho, protocol.release);
             let densities = clean.slice(ndarray::s![.., ..patterns.len()]);
             let emb = embed_with_densities(patterns, graphs, densities, &params, rng)?;
             let s = emb.sigmas();
@@ -321,7 +321,7 @@ mod tests {
         assert_eq!(exact.attack_top1, Some(1.0));
         assert!(exact.guarantee.is_none());
         // ρ tiny: the training rows are noise, the attack fails.
-        let noisy = evaluate(&data, Some(1e-6), &proto, &mut seeded_rng(1), 0)?;
+        let noisy = evaluate(&data, Some(Rho::new(1e-6)?), &proto, &mut seeded_rng(1), 0)?;
         assert!(noisy.attack_top1.expect("attack run") < 0.1, "{noisy:?}");
         assert!(noisy.guarantee.expect("private").eps() < 0.05);
         assert!(noisy.mean_sigma > 1.0);
@@ -383,7 +383,7 @@ mod tests {
         });
         proto.release.append_num_nodes = true;
         proto.noisy_test = true;
-        let out = evaluate(&data, Some(0.1), &proto, &mut seeded_rng(4), 0)?;
+        let out = evaluate(&data, Some(Rho::new(0.1)?), &proto, &mut seeded_rng(4), 0)?;
         assert!(out.scores.roc_auc.is_some());
         // Mismatched clean matrix.
         let bad = clean_features(&pats, &graphs, false)?;

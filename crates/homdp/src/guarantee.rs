@@ -4,7 +4,7 @@ use dp_core::calibrate::smooth_gaussian_tcdp;
 use dp_core::conversions::tcdp_to_approx;
 use dp_core::measures::{Compose, Tcdp, Zcdp};
 
-use dp_core::params::{Delta, Rho};
+use dp_core::params::{Delta, EpsilonBound, Rho};
 
 use crate::error::{Result, invalid};
 
@@ -170,6 +170,11 @@ impl Guarantee {
     /// ε of the (ε, δ)-DP guarantee (of the release and, if any, its degree estimate).
     pub fn eps(&self) -> f64 {
         self.eps
+    }
+
+    /// [`Self::eps`] as dp-core's computed bound (∞, the safe direction, should it ever be NaN).
+    pub fn eps_bound(&self) -> EpsilonBound {
+        EpsilonBound::new(self.eps).unwrap_or(EpsilonBound::UNBOUNDED)
     }
 }
 

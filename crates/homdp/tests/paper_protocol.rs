@@ -2,6 +2,8 @@
 //! returns, their seeding (the same seed gives the same rows) and the release shared by the clean
 //! and noisy test-row points.
 
+use dp_core::params::EpsilonBound;
+use dp_core::params::Rho as RhoParam;
 use graph_core::generate::erdos_renyi;
 use homdp::downstream::{Downstream, Labels};
 use homdp::paper::{
@@ -48,10 +50,15 @@ fn one_rep() -> Sizes {
     Sizes {
         reps: 2,
         side_reps: 1,
-        curve_rhos: vec![1e-2, 1.0],
-        q1_rhos: vec![1.0],
+        curve_rhos: vec![RhoParam::constant(1e-2), RhoParam::constant(1.0)],
+        q1_rhos: vec![RhoParam::constant(1.0)],
         ..Sizes::quick()
     }
+}
+
+/// A row's ε as a number (NaN where the row has none, ∞ unbounded).
+fn eps(e: Option<EpsilonBound>) -> f64 {
+    e.map_or(f64::NAN, f64::from)
 }
 
 #[test]
@@ -108,9 +115,9 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
     // The private row spends no more than the public rows: ρ 0.009 plus ρ_Δ 0.002.
     assert_eq!(t.rows[5].rho, Rho::Private(0.009));
     assert!(
-        t.rows[5].eps <= t.rows[0].eps && t.rows[5].eps > 1.0,
+        eps(t.rows[5].eps) <= eps(t.rows[0].eps) && eps(t.rows[5].eps) > 1.0,
         "{}",
-        t.rows[5].eps
+        eps(t.rows[5].eps)
     );
     assert!(col(|r| &r.dataset).iter().all(|d| *d == "ER"));
     assert_eq!(t.rows[0].model, s.model.name(), "no subsample: k unscaled");
@@ -133,8 +140,8 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
         assert_eq!((r.paper_rr, r.paper_dprr), (0.457, 0.648));
     }
     // ε at ρ = 0.01 is finite, the non-private row's infinite (an empty cell).
-    assert!(t.rows[0].eps.is_finite() && t.rows[0].eps > 0.0);
-    assert!(t.rows[2].eps.is_infinite());
+    assert!(eps(t.rows[0].eps).is_finite() && eps(t.rows[0].eps) > 0.0);
+    assert_eq!(t.rows[2].eps, Some(EpsilonBound::UNBOUNDED));
     assert_eq!(
         (t.rows[0].paper_value, t.rows[2].paper_value),
         (0.652, 0.752)
@@ -159,7 +166,7 @@ fn main_table_rows_have_the_papers_fields_and_are_seeded() -> Result<(), HomdpEr
     let nodes = &t.rows[6];
     assert_eq!(
         (nodes.rho, nodes.eps, nodes.bound.as_str()),
-        (Rho::Public, 0.0, "-")
+        (Rho::Public, Some(EpsilonBound::ZERO), "-")
     );
     assert!(nodes.attack_top1.is_nan() && nodes.paper_value.is_nan());
     assert_eq!(
@@ -226,7 +233,7 @@ fn the_controls_features_are_node_counts_alone_and_densities_without_them() -> R
     let reps = Repetitions::new(42, SeedStream::Main(1), 1);
     let runs = homdp::paper::nodes_only_runs(&q, &s, reps)?;
     assert_eq!(runs.metric, [1.0]);
-    assert_eq!(runs.eps, 0.0);
+    assert_eq!(runs.eps, Some(EpsilonBound::ZERO));
     Ok(())
 }
 
@@ -273,7 +280,10 @@ fn sweep_shares_one_release_per_repetition() -> Result<(), HomdpError> {
         &s,
         PatternSet::Forests(8),
         reps,
-        &[Point::private(1e-2, SensitivityBound::PaperTheorem45)],
+        &[Point::private(
+            RhoParam::constant(1e-2),
+            SensitivityBound::PaperTheorem45,
+        )],
     )?;
     assert_eq!((&c[0].metric, &c[0].top1), (&a[1].metric, &a[1].top1));
     Ok(())
@@ -423,8 +433,8 @@ fn the_sensitivity_ablation_shares_the_main_tables_draws_and_scales_sigma_by_the
             paper.mean_sigma <= comp.mean_sigma,
             "the paper's formula is never larger"
         );
-        assert_eq!(comp.sigma_ratio, 1.0);
-        assert!((global.sigma_ratio - global.mean_sigma / comp.mean_sigma).abs() < 1e-12);
+        assert_eq!(comp.noise_ratio, 1.0);
+        assert!((global.noise_ratio - global.mean_sigma / comp.mean_sigma).abs() < 1e-12);
     }
     // σ scales as 1/√ρ: ρ 100× larger, σ 10× smaller.
     assert!((rows[0].mean_sigma / rows[3].mean_sigma - 10.0).abs() < 1e-9);

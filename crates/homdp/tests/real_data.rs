@@ -68,7 +68,13 @@ fn real_data_bace_scaffold_protocol() -> Result<(), homdp::HomdpError> {
         "non-private top-1 {top1} (paper 0.629)"
     );
     // At ρ = 1e-4 (ε ≈ 0.1) the attack is near chance.
-    let private = evaluate(&data, Some(1e-4), &proto, &mut noise, 0)?;
+    let private = evaluate(
+        &data,
+        Some(dp_core::params::Rho::new(1e-4)?),
+        &proto,
+        &mut noise,
+        0,
+    )?;
     assert_eq!(private.clipped, 0);
     assert!(
         private.attack_top1.expect("attack ran") < 0.01,

@@ -172,7 +172,11 @@ fn social_collections_run_from_install_to_main_table_rows() -> Result<(), HomdpE
             assert!((0.0..=1.0).contains(&v), "{name}: {v}");
             assert!((0.0..=1.0).contains(&r.attack_top1));
         }
-        assert!(t.rows[0].eps.is_finite() && t.rows[2].eps.is_infinite());
+        assert!(t.rows[0].eps.is_some_and(|e| e.is_finite()));
+        assert_eq!(
+            t.rows[2].eps,
+            Some(dp_core::params::EpsilonBound::UNBOUNDED)
+        );
         // |V(G)| is appended (public): the classes differ in size, so the model separates
         // them even without private structure.
         let Score::Value(non_private) = t.rows[2].value else {

@@ -734,7 +734,7 @@ fn baseline_note(s: &Setting, b: &Baselines) -> String {
         b.rr.len() + b.dprr.len(),
         b.epoch_cap,
         b.eps1,
-        BASELINE_EPS - b.eps1,
+        BASELINE_EPS.get() - b.eps1.get(),
         b.edge_ratio[0],
         b.edge_ratio[1],
         b.epochs[0],

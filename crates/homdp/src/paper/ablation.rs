@@ -4,6 +4,7 @@
 //! stream, so the `components` and `paper` rows at ρ = 0.01 are the main table's) — with the
 //! noise scale σ and the downstream score side by side.
 
+use dp_core::params::EpsilonBound;
 use serde::Serialize;
 
 use super::cells::{Rho, Score};
@@ -14,7 +15,8 @@ use crate::error::Result;
 use crate::sensitivity::SensitivityBound;
 
 /// The ρ of the ablation: the main table's 0.01 and a budget 100 times larger.
-pub const ABLATION_RHOS: [f64; 2] = [MAIN_RHO, 1.0];
+pub const ABLATION_RHOS: [dp_core::params::Rho; 2] =
+    [MAIN_RHO, dp_core::params::Rho::constant(1.0)];
 
 /// The bounds of the ablation, global first, with their names in the table.
 pub const ABLATION_BOUNDS: [(SensitivityBound, &str); 3] = [
@@ -37,11 +39,12 @@ pub struct SensitivityRow {
     /// ρ of the release.
     pub rho: Rho,
     /// ε at δ = [`super::DELTA`].
-    pub eps: f64,
+    pub eps: Option<EpsilonBound>,
     /// Mean over repetitions of the mean per-coordinate noise standard deviation σ.
     pub mean_sigma: f64,
     /// `mean_sigma` over the component-aware bound's at the same ρ.
-    pub sigma_ratio: f64,
+    #[serde(rename = "sigma_ratio")]
+    pub noise_ratio: f64,
     /// Mean of the metric over the repetitions.
     pub value: Score,
     /// Its sample standard deviation.
@@ -104,7 +107,7 @@ pub fn sensitivity_table(
     let grid = sensitivity_grid();
     let reps = Repetitions::new(seed, SeedStream::Main(index), sizes.reps);
     let runs = sweep(p, s, PatternSet::of(s), reps, &grid)?;
-    let reference = |rho: Option<f64>| {
+    let reference = |rho: Option<dp_core::params::Rho>| {
         grid.iter()
             .zip(&runs)
             .find(|(q, _)| q.rho == rho && q.bound == SensitivityBound::ComponentAware)
@@ -136,7 +139,7 @@ fn row(p: &Prepared, s: &DatasetSetting, pt: &Point, a: &Runs, reference: f64) -
         rho: pt.rho.into(),
         eps: a.eps,
         mean_sigma: sigma,
-        sigma_ratio: if pt.rho.is_some() {
+        noise_ratio: if pt.rho.is_some() {
             sigma / reference
         } else {
             f64::NAN

@@ -19,6 +19,13 @@ pub enum Rho {
     NotRun,
 }
 
+impl From<Option<dp_core::params::Rho>> for Rho {
+    /// `Some(ρ)`: private at ρ; `None`: non-private.
+    fn from(rho: Option<dp_core::params::Rho>) -> Self {
+        rho.map_or(Self::NonPrivate, |r| Self::Private(r.get()))
+    }
+}
+
 impl From<Option<f64>> for Rho {
     /// `Some(ρ)`: private at ρ; `None`: non-private.
     fn from(rho: Option<f64>) -> Self {

@@ -1,6 +1,7 @@
 //! The privacy–utility curve ([`curve_table`]): one dataset's score and re-identification
 //! rates over ρ, under both sensitivity bounds.
 
+use dp_core::params::EpsilonBound;
 use serde::Serialize;
 
 use super::cells::{Rho, Score};
@@ -21,7 +22,7 @@ pub struct CurveRow {
     /// ρ of the release.
     pub rho: Rho,
     /// ε at δ = [`super::DELTA`].
-    pub eps: f64,
+    pub eps: Option<EpsilonBound>,
     /// Mean of the metric over the repetitions.
     pub value: Score,
     /// Its sample standard deviation.
@@ -40,7 +41,7 @@ impl CurveRow {
             metric: s.metric.name().to_owned(),
             bound: "-".into(),
             rho: Rho::NotRun,
-            eps: f64::NAN,
+            eps: None,
             value: Score::NotInstalled,
             std: f64::NAN,
             attack_top1: f64::NAN,

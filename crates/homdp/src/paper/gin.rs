@@ -207,17 +207,24 @@ pub fn gin_baselines_cached(
     };
     let labels = Labels::from_targets(ds.targets());
     let n_max = ds.graphs().iter().map(Graph::num_nodes).max().unwrap_or(0);
-    let dprr = EdgePerturbation::dprr_paper(dp_core::params::Epsilon::new(BASELINE_EPS)?, n_max)?;
+    let dprr = EdgePerturbation::dprr_paper(BASELINE_EPS, n_max)?;
     let EdgePerturbation::DegreePreserving { eps1, .. } = dprr else {
         unreachable!("dprr_paper gives DPRR")
     };
-    let rr = EdgePerturbation::RandomizedResponse { eps: BASELINE_EPS };
+    let rr = EdgePerturbation::RandomizedResponse {
+        eps: BASELINE_EPS.get(),
+    };
     let mut out = Baselines {
-        eps1,
+        eps1: dp_core::params::Epsilon::new(eps1)?,
         sizes: [split.train.len(), split.val.len(), split.test.len()],
         constant_rmse: constant_rmse(&labels, &split),
         epoch_cap: sizes.epochs,
-        ..Baselines::default()
+        rr: Vec::new(),
+        dprr: Vec::new(),
+        edge_ratio: [0.0; 2],
+        epochs: [Vec::new(), Vec::new()],
+        target_standardization: None,
+        seconds: 0.0,
     };
     for rep in 0..sizes.reps {
         let seed = rep_seed(seed, SeedStream::Gin(index), rep);

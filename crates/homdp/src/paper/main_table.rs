@@ -5,6 +5,7 @@
 //! densities without the `|V(G)|` column); the GIN baselines ([`Baselines`]) and, for
 //! regression, the training mean as rows of their own ([`RowKind`]).
 
+use dp_core::params::EpsilonBound;
 use graph_core::Graph;
 use ndarray::{Array2, Axis};
 use serde::Serialize;
@@ -143,7 +144,7 @@ pub fn nodes_only_runs(p: &Prepared, s: &DatasetSetting, reps: Repetitions) -> R
         p.labels.select(&p.split.test),
     );
     let mut runs = Runs {
-        eps: 0.0,
+        eps: Some(EpsilonBound::ZERO),
         ..Runs::default()
     };
     for rep in 0..reps.reps {
@@ -186,7 +187,7 @@ pub struct MainRow {
     /// ρ of the release.
     pub rho: Rho,
     /// ε at δ = [`super::DELTA`] (empty for the non-private row).
-    pub eps: f64,
+    pub eps: Option<EpsilonBound>,
     /// Mean of the metric over the repetitions.
     pub value: Score,
     /// Its sample standard deviation.
@@ -238,7 +239,7 @@ impl MainRow {
             degree: "-".into(),
             test_rows: "-".into(),
             rho: Rho::NotRun,
-            eps: f64::NAN,
+            eps: None,
             value: Score::NotInstalled,
             std: f64::NAN,
             accuracy: f64::NAN,
@@ -262,14 +263,14 @@ impl MainRow {
 
 /// The paper's GIN baselines on one dataset: test scores of GIN trained on RR and on DPRR
 /// graphs, per repetition (`gin_baselines` with the feature `gin-baselines`).
-#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Baselines {
     /// GIN on RR graphs, per repetition.
     pub rr: Vec<f64>,
     /// GIN on DPRR graphs, per repetition.
     pub dprr: Vec<f64>,
     /// ε1 of DPRR (ε2 = ε − ε1).
-    pub eps1: f64,
+    pub eps1: dp_core::params::Epsilon,
     /// Graphs used: training, validation, test.
     pub sizes: [usize; 3],
     /// Mean edge ratio (perturbed / clean training graphs) of RR and DPRR.
@@ -317,11 +318,8 @@ pub fn main_grid(noisy_test_rows: bool) -> Vec<Point> {
 /// None for the built-in ρ_Δ (a [`PrivateDegree`] is validated).
 pub fn private_degree_point() -> Result<Point> {
     let (rho, rho_degree) = PRIVATE_DEGREE_RHOS;
-    Ok(
-        Point::private(rho, SensitivityBound::ComponentAware).with_private_degree(
-            PrivateDegree::new(dp_core::params::Rho::new(rho_degree)?, 1.0)?,
-        ),
-    )
+    Ok(Point::private(rho, SensitivityBound::ComponentAware)
+        .with_private_degree(PrivateDegree::new(rho_degree, 1.0)?))
 }
 
 /// Runs the main table on the prepared dataset `p` with its setting `s`: [`main_grid`] over
@@ -440,7 +438,7 @@ fn baseline_rows(s: &DatasetSetting, b: &Baselines) -> Vec<(MainRow, Vec<f64>)> 
             degree: "-".into(),
             test_rows: "clean".into(),
             rho: Rho::NotRun,
-            eps: BASELINE_EPS,
+            eps: Some(BASELINE_EPS.into()),
             value: Score::Value(value),
             std,
             accuracy: f64::NAN,
@@ -486,7 +484,7 @@ fn baseline_rows(s: &DatasetSetting, b: &Baselines) -> Vec<(MainRow, Vec<f64>)> 
     if let Some(r) = b.constant_rmse {
         let row = MainRow {
             model: "the training targets' mean for every test graph".into(),
-            eps: f64::NAN,
+            eps: None,
             graphs: Some(b.sizes[0] + b.sizes[2]),
             ..base(RowKind::TrainMean, &[r])
         };

@@ -80,7 +80,7 @@ pub const BOUNDS: [(SensitivityBound, &str); 2] = [
 ];
 
 /// ε of the RR / DPRR GIN baselines (the paper: ε = 1).
-pub const BASELINE_EPS: f64 = 1.0;
+pub const BASELINE_EPS: dp_core::params::Epsilon = dp_core::params::Epsilon::constant(1.0);
 
 /// SBM degree bound: the paper's 132.47, rounded up (a larger Δ gives a larger, still valid
 /// sensitivity bound; the API takes an integer Δ).

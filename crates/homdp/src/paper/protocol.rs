@@ -2,6 +2,7 @@
 //! ([`Sizes::quick`], [`Sizes::full`]), one seed stream per table and dataset ([`SeedStream`],
 //! [`rep_seed`]) and the pattern sets the tables embed with ([`PatternSet`]).
 
+use dp_core::params::Rho;
 use dp_core::rng::Seeds;
 use rand::Rng;
 use serde::Serialize;
@@ -14,13 +15,13 @@ use crate::pattern::{Pattern, PatternSampler};
 pub const PATTERNS: usize = 50;
 
 /// ρ of the private rows of the main table and of Q2.
-pub const MAIN_RHO: f64 = 0.01;
+pub const MAIN_RHO: Rho = Rho::constant(0.01);
 
 /// The main table's private-Δ row: ρ of the release and ρ_Δ of the degree estimate
 /// ([`crate::PrivateDegree`], q = 1). Together `(2·0.009 + 4·50·0.0018² + 0.002, 125)`-tCDP
 /// = `(0.020648, 125)` ≤ the `(0.0208, 125)` of [`MAIN_RHO`] alone, so the row spends no more
 /// than the public-Δ rows.
-pub const PRIVATE_DEGREE_RHOS: (f64, f64) = (0.009, 0.002);
+pub const PRIVATE_DEGREE_RHOS: (Rho, Rho) = (Rho::constant(0.009), Rho::constant(0.002));
 
 /// The effort-dependent sizes of the tables: repetitions, subsample sizes and ρ grids.
 ///
@@ -46,9 +47,9 @@ pub struct Sizes {
     /// Graphs per class of the Q1 SBM collection ([`super::q1_sbm`]).
     pub sbm_per_class: usize,
     /// ρ values of the privacy–utility curve.
-    pub curve_rhos: Vec<f64>,
+    pub curve_rhos: Vec<Rho>,
     /// ρ values of Q1.
-    pub q1_rhos: Vec<f64>,
+    pub q1_rhos: Vec<Rho>,
     /// Q2: a seeded subsample of this many HIV graphs (4/5 from the scaffold split's training
     /// side, 1/5 from its test side); `None`: all of HIV.
     pub q2_graphs: Option<usize>,
@@ -64,8 +65,8 @@ impl Sizes {
             max_train: 1000,
             max_test: 250,
             sbm_per_class: 40,
-            curve_rhos: vec![1e-4, 1e-2, 1.0],
-            q1_rhos: vec![1e-3, 1e-2, 1.0],
+            curve_rhos: rhos(&[1e-4, 1e-2, 1.0]),
+            q1_rhos: rhos(&[1e-3, 1e-2, 1.0]),
             q2_graphs: Some(2000),
         }
     }
@@ -79,8 +80,8 @@ impl Sizes {
             max_train: usize::MAX,
             max_test: usize::MAX,
             sbm_per_class: 100,
-            curve_rhos: vec![1e-4, 1e-3, 1e-2, 1e-1, 1.0],
-            q1_rhos: vec![1e-4, 1e-3, 1e-2, 1e-1, 1.0],
+            curve_rhos: rhos(&[1e-4, 1e-3, 1e-2, 1e-1, 1.0]),
+            q1_rhos: rhos(&[1e-4, 1e-3, 1e-2, 1e-1, 1.0]),
             q2_graphs: None,
         }
     }
@@ -267,6 +268,11 @@ impl PatternSet {
             }
         })
     }
+}
+
+/// The protocol's ρ grid from its constants.
+fn rhos(values: &[f64]) -> Vec<Rho> {
+    values.iter().map(|&r| Rho::constant(r)).collect()
 }
 
 #[cfg(test)]

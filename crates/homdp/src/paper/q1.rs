@@ -1,6 +1,7 @@
 //! Q1 of the paper ([`q1_table`]): on the SBM collection ([`super::q1_sbm`]), the accuracy of
 //! the cycle densities (`C3`, `C4`) against the densities of 50 forests, over ρ.
 
+use dp_core::params::EpsilonBound;
 use serde::Serialize;
 
 use super::cells::Rho;
@@ -19,7 +20,7 @@ pub struct Q1Row {
     /// ρ of the release.
     pub rho: Rho,
     /// ε at δ = [`super::DELTA`] (empty for the non-private row).
-    pub eps: f64,
+    pub eps: Option<EpsilonBound>,
     /// Mean accuracy over the repetitions.
     pub accuracy: f64,
     /// Its sample standard deviation.

@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use dp_core::params::EpsilonBound;
 use serde::Serialize;
 
 use super::cells::Rho;
@@ -97,7 +98,7 @@ pub struct Q2Row {
     /// ρ of the release.
     pub rho: Rho,
     /// ε at δ = [`super::DELTA`] (empty for the non-private row).
-    pub eps: f64,
+    pub eps: Option<EpsilonBound>,
     /// Mean ROC-AUC over the repetitions.
     pub roc_auc: f64,
     /// Its sample standard deviation.

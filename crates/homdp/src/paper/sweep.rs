@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use super::protocol::{NOISE_DRAW, PATTERN_DRAW, PatternSet, SeedStream, rep_seeds};
 use super::{BOUNDS, DELTA, DatasetSetting, Metric, Prepared};
+use dp_core::params::{EpsilonBound, Rho};
+
 use crate::degree::PrivateDegree;
 use crate::embed::ReleaseOptions;
 use crate::error::Result;
@@ -19,7 +21,7 @@ use crate::sensitivity::SensitivityBound;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Point {
     /// ρ of the release (`None`: no noise).
-    pub rho: Option<f64>,
+    pub rho: Option<Rho>,
     /// The sensitivity bound that calibrates the noise.
     pub bound: SensitivityBound,
     /// Noisy test rows (`false`: the paper's clean test rows).
@@ -31,7 +33,7 @@ pub struct Point {
 
 impl Point {
     /// A private point with clean test rows.
-    pub fn private(rho: f64, bound: SensitivityBound) -> Self {
+    pub fn private(rho: Rho, bound: SensitivityBound) -> Self {
         Self {
             rho: Some(rho),
             bound,
@@ -90,7 +92,7 @@ pub(crate) fn bound_name(bound: SensitivityBound) -> &'static str {
 }
 
 /// Every `(ρ, bound)` of `rhos` × [`BOUNDS`] (ρ outer), with clean test rows.
-pub fn rho_grid(rhos: &[f64]) -> Vec<Point> {
+pub fn rho_grid(rhos: &[Rho]) -> Vec<Point> {
     rhos.iter()
         .flat_map(|&r| BOUNDS.iter().map(move |&(b, _)| Point::private(r, b)))
         .collect()
@@ -109,8 +111,8 @@ pub struct Runs {
     pub top10: Vec<f64>,
     /// Mean per-coordinate noise standard deviation σ per repetition (0 without noise).
     pub sigma: Vec<f64>,
-    /// ε of the release (∞ for the non-private point).
-    pub eps: f64,
+    /// ε of the release (∞ for the non-private point; `None` before the first repetition).
+    pub eps: Option<EpsilonBound>,
     /// Most graphs clipped to Δ in one repetition.
     pub clipped: usize,
     /// The privately estimated Δ̂ per repetition (empty for a public or no bound).
@@ -128,7 +130,10 @@ impl Runs {
         self.top1.push(o.attack_top1.unwrap_or(f64::NAN));
         self.top10.push(o.attack_top10.unwrap_or(f64::NAN));
         self.sigma.push(o.mean_sigma);
-        self.eps = o.guarantee.map_or(f64::INFINITY, |g| g.eps());
+        self.eps = Some(
+            o.guarantee
+                .map_or(EpsilonBound::UNBOUNDED, |g| g.eps_bound()),
+        );
         self.clipped = self.clipped.max(o.clipped);
         self.degree_bounds.extend(o.degree_bound);
         self.seconds += o.seconds.iter().sum::<f64>();

@@ -1,7 +1,7 @@
 //! Source hygiene: every `.rs` file starts with a `//!` doc comment (a crate root may start with
 //! `#![doc = include_str!("../README.md")]`); no `todo!`,
-//! `unimplemented!` or `dbg!` in the tree; no more bare `f64` privacy parameters in the paper
-//! crates' public API than [`BARE_PRIVACY_FLOATS_ALLOWED`]; `graph-core`'s default features
+//! `unimplemented!` or `dbg!` in the tree; no bare `f64` privacy parameter in the paper crates'
+//! public API ([`bare_privacy_floats`]); `graph-core`'s default features
 //! pull none of the installer's dependencies ([`INSTALLER_ONLY`]).
 
 use std::path::{Path, PathBuf};
@@ -47,11 +47,10 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>> {
         }
     }
     let bare = bare_privacy_floats(root)?;
-    if bare.len() > BARE_PRIVACY_FLOATS_ALLOWED {
+    if !bare.is_empty() {
         problems.push(format!(
-            "{} bare f64 privacy parameters in the paper crates' public API (at most {} allowed; use dp-core's checked types):\n{}",
+            "{} bare f64 privacy parameters in the paper crates' public API (use dp-core's checked types):\n{}",
             bare.len(),
-            BARE_PRIVACY_FLOATS_ALLOWED,
             bare.join("\n")
         ));
     }
@@ -112,22 +111,6 @@ fn default_pulls(manifest: &str, deps: &[&str]) -> Result<Vec<String>> {
 /// The paper crates whose public API must carry privacy parameters as dp-core's checked types.
 const PAPER_CRATES: [&str; 3] = ["homdp", "edgerefine", "cefedgnn"];
 
-/// How many bare `f64` privacy parameters the paper crates may still expose
-/// ([`bare_privacy_floats`]): a ratchet, lowered as they move to `Epsilon`, `Delta`, `Rho` and
-/// the noise-scale types until none is left. 103 on 2026-12-07 (homdp 31, edgerefine 38,
-/// cefedgnn 34); 94 once edgerefine's client and server parameters took `Epsilon` (edgerefine
-/// 29); 77 once the report header, the edge-count estimate, homdp's `EmbeddingParams` and
-/// `Guarantee` took `Epsilon`, `Rho` and `Delta` and the SVR's loss width stopped being called
-/// `epsilon` (homdp 19, edgerefine 24, cefedgnn 34); 67 once CE-FedGNN's `FedTrainConfig`,
-/// `ReleaseConfig`, `PrivacyReport` and accountant took `NoiseMultiplier`, `NoiseScale` and
-/// `Delta` (cefedgnn 24); 42 once edgerefine's baselines and evaluation, homdp's private degree
-/// bound and DPRR took `Epsilon` / `Rho`, and Blink's budget share δ_b stopped being called
-/// `delta` (homdp 16, edgerefine 2, cefedgnn 24); 35 once CE-FedGNN's privacy report holds
-/// `EpsilonBound`s (a computed ε, 0 or ∞ allowed) and its observation a `NoiseScale` (cefedgnn
-/// 17); 26 once homdp's table rows hold `Option<EpsilonBound>` and its protocol points and
-/// `evaluate` a `Rho` (homdp 7). What is left is, but for one, the paper tables' rows.
-pub(crate) const BARE_PRIVACY_FLOATS_ALLOWED: usize = 26;
-
 /// Whether `name` names a privacy parameter: `eps…`, `epsilon`, `delta`, `rho`, `sigma…`.
 fn is_privacy_name(name: &str) -> bool {
     name.starts_with("eps") || name == "delta" || name == "rho" || name.starts_with("sigma")
@@ -159,6 +142,22 @@ fn typed_names(list: &str) -> Vec<(String, String)> {
 
 /// The public struct fields and public function parameters of type `f64` named like a privacy
 /// parameter ([`is_privacy_name`]) in the paper crates under `root`, as `file:line: name`.
+///
+/// History: a ratchet lowered as the paper crates moved to `Epsilon`, `Delta`, `Rho` and the
+/// noise-scale types. 103 on 2026-12-07 (homdp 31, edgerefine 38,
+/// cefedgnn 34); 94 once edgerefine's client and server parameters took `Epsilon` (edgerefine
+/// 29); 77 once the report header, the edge-count estimate, homdp's `EmbeddingParams` and
+/// `Guarantee` took `Epsilon`, `Rho` and `Delta` and the SVR's loss width stopped being called
+/// `epsilon` (homdp 19, edgerefine 24, cefedgnn 34); 67 once CE-FedGNN's `FedTrainConfig`,
+/// `ReleaseConfig`, `PrivacyReport` and accountant took `NoiseMultiplier`, `NoiseScale` and
+/// `Delta` (cefedgnn 24); 42 once edgerefine's baselines and evaluation, homdp's private degree
+/// bound and DPRR took `Epsilon` / `Rho`, and Blink's budget share δ_b stopped being called
+/// `delta` (homdp 16, edgerefine 2, cefedgnn 24); 35 once CE-FedGNN's privacy report holds
+/// `EpsilonBound`s (a computed ε, 0 or ∞ allowed) and its observation a `NoiseScale` (cefedgnn
+/// 17); 26 once homdp's table rows hold `Option<EpsilonBound>` and its protocol points and
+/// `evaluate` a `Rho` (homdp 7); 0 once homdp's theory rows, edgerefine's `eps_edge` and attack
+/// rows and CE-FedGNN's table rows hold `Rho`, `Epsilon`, `EpsilonBound`, `NoiseMultiplier`
+/// and `NoiseScale`. None may come back.
 pub(crate) fn bare_privacy_floats(root: &Path) -> Result<Vec<String>> {
     let mut found = Vec::new();
     for krate in PAPER_CRATES {
@@ -251,15 +250,14 @@ mod tests {
         );
     }
 
-    /// The paper crates expose no more bare `f64` privacy parameters than the ratchet allows.
+    /// The paper crates expose no bare `f64` privacy parameter (the ratchet is at 0).
     #[test]
-    fn privacy_parameters_are_typed_up_to_the_ratchet() {
+    fn privacy_parameters_are_typed() {
         let found = super::bare_privacy_floats(&crate::project_root()).unwrap();
         assert!(
-            found.len() <= super::BARE_PRIVACY_FLOATS_ALLOWED,
-            "{} bare f64 privacy parameters (allowed {}): use dp-core's checked types\n{}",
+            found.is_empty(),
+            "{} bare f64 privacy parameters: use dp-core's checked types\n{}",
             found.len(),
-            super::BARE_PRIVACY_FLOATS_ALLOWED,
             found.join("\n")
         );
     }

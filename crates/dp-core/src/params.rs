@@ -212,6 +212,33 @@ impl EpsilonBound {
     pub fn is_finite(self) -> bool {
         self.0.is_finite()
     }
+
+    /// The bound of `k` mechanisms each bounded by `self` run on the same data: `k·ε`, rounded
+    /// up (basic sequential composition, Dwork & Roth 2014, Theorem 3.16).
+    ///
+    /// ```
+    /// use dp_core::params::{Epsilon, EpsilonBound};
+    /// let both_endpoints = EpsilonBound::from(Epsilon::constant(1.5)).times(2);
+    /// assert_eq!(both_endpoints.get(), 3.0);
+    /// assert_eq!(EpsilonBound::UNBOUNDED.times(2), EpsilonBound::UNBOUNDED);
+    /// ```
+    pub fn times(self, k: u32) -> Self {
+        Self(crate::float::mul_up(self.0, f64::from(k)))
+    }
+}
+
+impl Default for NoiseMultiplier {
+    /// No noise ([`NoiseMultiplier::ZERO`]).
+    fn default() -> Self {
+        Self::ZERO
+    }
+}
+
+impl Default for NoiseScale {
+    /// No noise ([`NoiseScale::ZERO`]).
+    fn default() -> Self {
+        Self::ZERO
+    }
 }
 
 impl From<Epsilon> for EpsilonBound {

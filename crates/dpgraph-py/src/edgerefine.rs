@@ -142,7 +142,7 @@ fn baseline_out<'py>(
     info.set_item("name", r.name)?;
     info.set_item("variant", r.variant)?;
     info.set_item("eps", r.eps.get())?;
-    info.set_item("eps_edge", r.eps_edge)?;
+    info.set_item("eps_edge", r.eps_edge.get())?;
     match r.weights {
         Some(w) => info.set_item("weights", numpy::PyArray1::from_vec(py, w))?,
         None => info.set_item("weights", py.None())?,

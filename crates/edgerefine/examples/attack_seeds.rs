@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for r in rows_with("g", &g, &eps, seed, &params)? {
             println!(
                 "{}\t{seed}\t{:.3}\t{:.4}\t{:.4}\t{:.4}",
-                r.eps,
+                r.eps.map_or(f64::NAN, dp_core::params::Epsilon::get),
                 r.release_precision,
                 r.decided_pairs_sound as f64 / pairs as f64,
                 r.rae_grand_sound,

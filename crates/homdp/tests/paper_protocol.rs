@@ -538,13 +538,13 @@ fn the_theory_table_separates_wl_pairs_only_with_cycles_at_the_predicted_rate()
     let sizes = TheorySizes {
         releases: vec![1, 256],
         trials: 400,
-        rho: 1.0,
+        rho: RhoParam::constant(1.0),
         noise_draws: 3_000,
     };
     let rows = expressivity_table(&sizes, 11)?;
     assert_eq!(rows.len(), 3 * 2 * 2, "3 pairs × 2 pattern sets × 2 T");
     for r in &rows {
-        assert!(r.eps.is_finite() && r.eps > 0.0);
+        assert!(eps(r.eps).is_finite() && eps(r.eps) > 0.0);
         if r.patterns.starts_with("paths P2–P5 +") {
             assert!(r.distance > 0.0, "{r:?}");
             // Four standard errors of a share over 2 · trials draws.
@@ -587,8 +587,11 @@ fn the_theory_table_separates_wl_pairs_only_with_cycles_at_the_predicted_rate()
     assert!((free[0].loglog_slope - 2.0).abs() < 1e-9, "{:?}", free[0]);
     assert!(free[8].loglog_slope.is_nan(), "the slope is the paths'");
     for (f, b) in free[..8].iter().zip(bounded) {
-        assert!((f.sigma2_over_edges2 / free[0].sigma2_over_edges2 - 1.0).abs() < 1e-9);
-        assert!(b.sigma <= f.sigma * (1.0 + 1e-12), "{b:?} {f:?}");
+        assert!((f.variance_over_edges2 / free[0].variance_over_edges2 - 1.0).abs() < 1e-9);
+        assert!(
+            b.sigma.get() <= f.sigma.get() * (1.0 + 1e-12),
+            "{b:?} {f:?}"
+        );
     }
     for r in &scale {
         assert!(r.holds, "{r:?}");

@@ -2,7 +2,7 @@
 //! noise σ = σ₀·C or the multiplier σ₀ fixed, with the share of rows clipped, F1 and ε(p) at a
 //! fixed radius and at the worst case 2C: the evidence behind the presets' C.
 
-use dp_core::params::NoiseMultiplier;
+use dp_core::params::{EpsilonBound, NoiseMultiplier, NoiseScale};
 use serde::Serialize;
 
 use super::runs::{avg, sd};
@@ -32,9 +32,9 @@ pub struct ClipRow {
     /// Clip norm C.
     pub clip: f64,
     /// Noise multiplier σ₀.
-    pub sigma0: f64,
+    pub sigma0: NoiseMultiplier,
     /// Noise standard deviation σ = σ₀·C per coordinate.
-    pub sigma: f64,
+    pub sigma: NoiseScale,
     /// The training seeds of the means.
     pub seeds: Vec<u64>,
     /// Share of released rows whose norm exceeded C (all clients and rounds).
@@ -49,9 +49,9 @@ pub struct ClipRow {
     pub val_f1_mean: f64,
     /// ε(p) at the fixed radius [`FIXED_RADIUS`] (RDP accountant, the run's δ and release
     /// count; first seed).
-    pub eps_at_fixed_radius: f64,
+    pub eps_at_fixed_radius: Option<EpsilonBound>,
     /// ε(2C): the worst case, two clipped rows at the largest distance they can have.
-    pub eps_worst_case: f64,
+    pub eps_worst_case: Option<EpsilonBound>,
 }
 
 /// The radius of [`ClipRow::eps_at_fixed_radius`]: the citation tables' default p = 0.1·C at
@@ -98,22 +98,22 @@ fn clip_row(
     seeds: &[u64],
     rs: &[FedReport],
 ) -> Result<ClipRow> {
-    let eps = |p: f64| -> Result<f64> {
+    let eps = |p: f64| -> Result<Option<EpsilonBound>> {
         match rs.first().and_then(|r| r.privacy.as_ref()) {
-            Some(pr) => Ok(
+            Some(pr) => Ok(Some(EpsilonBound::new(
                 crate::privacy::rdp_eps(pr.max_releases, pr.sigma, p, pr.delta)?
                     .0
                     .0,
-            ),
-            None => Ok(f64::NAN),
+            )?)),
+            None => Ok(None),
         }
     };
     Ok(ClipRow {
         setting: s.label.clone(),
         held,
         clip: cfg.clip,
-        sigma0: cfg.sigma0.get(),
-        sigma: cfg.sigma0.get() * cfg.clip,
+        sigma0: cfg.sigma0,
+        sigma: cfg.sigma0.scale(cfg.clip)?,
         seeds: seeds.to_vec(),
         clipped_share: avg(rs, |r| r.norms.clipped_fraction()),
         mean_norm: avg(rs, |r| r.norms.mean_norm()),
@@ -152,8 +152,9 @@ mod tests {
         assert_eq!(rows.len(), 4);
         let (a, b) = (&rows[0], &rows[1]);
         assert_eq!((a.held, b.held), (ClipHeld::Sigma, ClipHeld::Sigma));
-        assert!((a.sigma - b.sigma).abs() < 1e-12 && a.sigma0 > b.sigma0);
-        assert!((a.eps_at_fixed_radius - b.eps_at_fixed_radius).abs() < 1e-9);
+        assert!((a.sigma.get() - b.sigma.get()).abs() < 1e-12 && a.sigma0 > b.sigma0);
+        let eps = |e: Option<EpsilonBound>| e.map_or(f64::NAN, f64::from);
+        assert!((eps(a.eps_at_fixed_radius) - eps(b.eps_at_fixed_radius)).abs() < 1e-9);
         assert!(a.eps_worst_case < b.eps_worst_case);
         assert!(a.clipped_share >= b.clipped_share);
         let (c, d) = (&rows[2], &rows[3]);

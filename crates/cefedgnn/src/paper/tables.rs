@@ -2,7 +2,7 @@
 //! ([`methods_table`]), CE-FedGNN over the local steps K ([`local_steps_table`]) and over the
 //! noise multiplier σ₀ ([`privacy_table`]).
 
-use dp_core::params::NoiseMultiplier;
+use dp_core::params::{EpsilonBound, NoiseMultiplier};
 use serde::Serialize;
 
 use super::runs::{avg, sd};
@@ -48,7 +48,7 @@ pub struct MethodRow {
     /// What node data crosses the wire, and its protection ([`Method::wire`]).
     pub wire: String,
     /// ε(p) (RDP accounting) of the first seed's released rows (NaN: no releases).
-    pub eps_p: f64,
+    pub eps_p: Option<EpsilonBound>,
     /// FedSage+: generated neighbours attached over all clients (mean over seeds; NaN for
     /// the other methods).
     pub generated_neighbours: f64,
@@ -142,7 +142,7 @@ pub struct PrivacyRow {
     /// The setting's label.
     pub setting: String,
     /// Noise multiplier σ₀ (σ = σ₀·C).
-    pub sigma0: f64,
+    pub sigma0: NoiseMultiplier,
     /// Mean per-client test F1.
     pub f1_mean: f64,
     /// Pooled test F1.
@@ -150,11 +150,11 @@ pub struct PrivacyRow {
     /// Most releases of one node (first seed; `None`: no releases).
     pub max_releases: Option<u64>,
     /// ε(p) by RDP accounting.
-    pub eps_p_rdp: f64,
+    pub eps_p_rdp: Option<EpsilonBound>,
     /// ε(p) by the closed form.
-    pub eps_p_closed_form: f64,
+    pub eps_p_closed_form: Option<EpsilonBound>,
     /// ε of standard DP (p = 2C), RDP accounting.
-    pub eps_standard_dp: f64,
+    pub eps_standard_dp: Option<EpsilonBound>,
     /// Clip norm C.
     pub clip: f64,
     /// Width of the shared layers (the dimension of a released row).
@@ -179,7 +179,7 @@ pub fn methods_table(plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Vec<Me
         let eps = rs
             .first()
             .and_then(|r| r.privacy.as_ref())
-            .map_or(f64::NAN, |r| r.eps_rdp.get());
+            .map(|r| r.eps_rdp);
         rows.push(MethodRow {
             setting: s.label.clone(),
             cross_edge_share: s.task.fed.cross_edge_share(),
@@ -263,16 +263,16 @@ fn local_steps_row(
 
 fn privacy_row(s: &Setting, cfg: &FedTrainConfig, rs: &[FedReport]) -> PrivacyRow {
     let pr = rs.first().and_then(|r| r.privacy.as_ref());
-    let eps = |f: fn(&crate::privacy::PrivacyReport) -> f64| pr.map_or(f64::NAN, f);
+    let eps = |f: fn(&crate::privacy::PrivacyReport) -> EpsilonBound| pr.map(f);
     PrivacyRow {
         setting: s.label.clone(),
-        sigma0: cfg.sigma0.get(),
+        sigma0: cfg.sigma0,
         f1_mean: avg(rs, |r| r.f1_mean),
         f1_pooled: avg(rs, |r| r.f1_pooled),
         max_releases: pr.map(|r| r.max_releases),
-        eps_p_rdp: eps(|r| r.eps_rdp.get()),
-        eps_p_closed_form: eps(|r| r.eps_closed_form.get()),
-        eps_standard_dp: eps(|r| r.standard_dp.eps_rdp.get()),
+        eps_p_rdp: eps(|r| r.eps_rdp),
+        eps_p_closed_form: eps(|r| r.eps_closed_form),
+        eps_standard_dp: eps(|r| r.standard_dp.eps_rdp),
         clip: cfg.clip,
         hidden: cfg.hidden,
         boundary_norm_mean: avg(rs, |r| r.norms.mean_norm()),
@@ -324,7 +324,7 @@ pub struct ApproximationRow {
     /// Clip norm C.
     pub clip: f64,
     /// Noise multiplier σ₀.
-    pub sigma0: f64,
+    pub sigma0: NoiseMultiplier,
     /// Seeds run.
     pub seeds: Vec<u64>,
     /// Runs averaged (seeds whose training did not diverge).
@@ -459,7 +459,7 @@ pub fn approximations_table(
             beta,
             halo_average: cfg.halo_average,
             clip: cfg.clip,
-            sigma0: cfg.sigma0.get(),
+            sigma0: cfg.sigma0,
             seeds: seeds.clone(),
             runs: rs.len(),
             f1_mean: f1,
@@ -481,7 +481,7 @@ pub struct RadiusRow {
     /// The setting's label.
     pub setting: String,
     /// Noise multiplier σ₀ of the run.
-    pub sigma0: f64,
+    pub sigma0: NoiseMultiplier,
     /// Clip norm C of the run.
     pub clip: f64,
     /// Releases of the most released row (the ε(p) composition count).
@@ -490,16 +490,16 @@ pub struct RadiusRow {
     #[serde(flatten)]
     pub geometry: crate::privacy::radius::RowGeometry,
     /// ε(p) at the configuration's radius p = 0.1·C (the tables' ε(p)).
-    pub eps_p_default: f64,
+    pub eps_p_default: Option<EpsilonBound>,
     /// ε(p) at p = the median distance between linked rows (capped at 2C, the largest distance
     /// of two clipped rows; clipping never moves two rows apart).
-    pub eps_at_neighbour_median: f64,
+    pub eps_at_neighbour_median: Option<EpsilonBound>,
     /// ε(p) at the 0.9 quantile of the linked rows' distances (capped at 2C).
-    pub eps_at_neighbour_p90: f64,
+    pub eps_at_neighbour_p90: Option<EpsilonBound>,
     /// ε(p) at the median distance of random rows (capped at 2C).
-    pub eps_at_random_median: f64,
+    pub eps_at_random_median: Option<EpsilonBound>,
     /// ε(p) at the 0.9 quantile of random rows' distances (capped at 2C).
-    pub eps_at_random_p90: f64,
+    pub eps_at_random_p90: Option<EpsilonBound>,
     /// Mean per-client test F1 of the run.
     pub f1_mean: f64,
 }
@@ -542,20 +542,20 @@ pub fn radius_table(plan: &Plan, s: &Setting) -> Result<Vec<RadiusRow>> {
     };
     let g =
         crate::privacy::radius::row_geometry(s.task.fed.graph(), &s.task.labels, &seen, pr.clip)?;
-    let eps = |p: f64| -> Result<f64> {
+    let eps = |p: f64| -> Result<Option<EpsilonBound>> {
         if !p.is_finite() {
-            return Ok(f64::NAN);
+            return Ok(None);
         }
         let ((e, _), _) =
             crate::privacy::rdp_eps(pr.max_releases, pr.sigma, p.min(2.0 * pr.clip), pr.delta)?;
-        Ok(e)
+        Ok(Some(EpsilonBound::new(e)?))
     };
     Ok(vec![RadiusRow {
         setting: s.label.clone(),
-        sigma0: pr.sigma0.get(),
+        sigma0: pr.sigma0,
         clip: pr.clip,
         max_releases: pr.max_releases,
-        eps_p_default: pr.eps_rdp.get(),
+        eps_p_default: Some(pr.eps_rdp),
         eps_at_neighbour_median: eps(g.neighbour_median)?,
         eps_at_neighbour_p90: eps(g.neighbour_p90)?,
         eps_at_random_median: eps(g.random_median)?,
@@ -574,7 +574,7 @@ pub struct AttackRow {
     /// The setting's label.
     pub setting: String,
     /// Noise multiplier σ₀ (0: exact rows).
-    pub sigma0: f64,
+    pub sigma0: NoiseMultiplier,
     /// The attack's scores (their columns in place).
     #[serde(flatten)]
     pub attack: AttackReport,
@@ -609,7 +609,8 @@ pub fn attack_table(plan: &Plan, s: &Setting) -> Result<Vec<AttackRow>> {
     }
     let mut rows = Vec::new();
     for &sigma0 in &plan.attack_sigmas {
-        let (r, seen) = observed_run(plan, s, NoiseMultiplier::new(sigma0)?)?;
+        let sigma0 = NoiseMultiplier::new(sigma0)?;
+        let (r, seen) = observed_run(plan, s, sigma0)?;
         let Some(seen) = seen else { continue };
         let a = crate::attack::attack(&s.task.features, &seen)?;
         let l = crate::attack::label_attack(&s.task.labels, s.task.num_classes, &seen)?;

@@ -27,7 +27,7 @@
 //! and reuses this module's β-model fit and posterior.
 
 use dp_core::mechanisms::{LaplaceParams, RandomizedResponse};
-use dp_core::params::Epsilon;
+use dp_core::params::{Epsilon, EpsilonBound};
 use dp_core::samplers::GeometricSkip;
 use graph_core::{Graph, GraphBuilder};
 use rand::CryptoRng;
@@ -594,7 +594,7 @@ impl BlinkPosterior {
                 self.eps_a
             ),
             eps: Epsilon::new(eps)?,
-            eps_edge: 2.0 * eps,
+            eps_edge: EpsilonBound::new(eps)?.times(2),
         })
     }
 }

@@ -79,7 +79,7 @@
 
 use dp_core::float::add_up;
 use dp_core::mechanisms::{LaplaceParams, RandomizedResponse, ValidLaplace};
-use dp_core::params::Epsilon;
+use dp_core::params::{Epsilon, EpsilonBound};
 use graph_core::Graph;
 use rand::{CryptoRng, RngExt};
 
@@ -549,7 +549,9 @@ impl BlinkArtifactPosterior {
                 if weighted { ", weighted by p" } else { "" },
             ),
             eps: self.params.eps,
-            eps_edge: spend.edge.unwrap_or(f64::INFINITY),
+            eps_edge: spend
+                .edge
+                .map_or(Ok(EpsilonBound::UNBOUNDED), EpsilonBound::new)?,
         })
     }
 }
@@ -578,7 +580,7 @@ impl BlinkArtifactPosterior {
 /// assert_eq!(hard.name, "blink-artifact-hard");
 /// assert!(hard.weights.is_none());
 /// assert_eq!(hard.eps.get(), 2.5); // the label ...
-/// assert_eq!(hard.eps_edge, f64::INFINITY); // ... and the guarantee, with the degree-1 fix
+/// assert_eq!(hard.eps_edge.get(), f64::INFINITY); // ... and the guarantee, with the degree-1 fix
 /// let hybrid = blink_artifact(&g, BlinkArtifactVariant::Hybrid, &params, &mut rng)?;
 /// let w = hybrid.weights.expect("weighted");
 /// assert!(w.iter().all(|&p| p > 0.5 && p <= 1.0));
@@ -923,7 +925,7 @@ mod tests {
                 &mut dp_core::rng::seeded_rng(9),
             )
             .unwrap();
-            assert_eq!(r.eps_edge, edge);
+            assert_eq!(r.eps_edge.get(), edge);
             assert_eq!(r.eps.get(), 2.5);
         }
     }

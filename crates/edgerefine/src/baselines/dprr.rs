@@ -18,7 +18,7 @@
 //!   degree is the preserved quantity ([`DprrReports::reported_degrees`]).
 
 use dp_core::mechanisms::LaplaceParams;
-use dp_core::params::Epsilon;
+use dp_core::params::{Epsilon, EpsilonBound};
 use dp_core::samplers::{Bernoulli, GeometricSkip};
 use graph_core::{DuplicatePolicy, Graph, GraphBuilder};
 use rand::CryptoRng;
@@ -136,7 +136,7 @@ impl DprrReports {
                 self.eps1, self.eps2
             ),
             eps: Epsilon::new(eps)?,
-            eps_edge: 2.0 * eps,
+            eps_edge: EpsilonBound::new(eps)?.times(2),
         })
     }
 }
@@ -295,7 +295,7 @@ mod tests {
         // Without sampling RR would send ≈ (n−1)(1−p) ≈ 130 pairs a user.
         assert!(total / (n as f64) < 40.0);
         let release = reports.symmetrise().unwrap();
-        assert_eq!(release.eps_edge, 4.0);
+        assert_eq!(release.eps_edge.get(), 4.0);
         assert!(release.graph.num_edges() as f64 <= total);
     }
 

@@ -30,7 +30,7 @@
 //!   and self-pairs are dropped, so blocks come out slightly sparser than their expectation.
 
 use dp_core::mechanisms::LaplaceParams;
-use dp_core::params::Epsilon;
+use dp_core::params::{Epsilon, EpsilonBound};
 use graph_core::{DuplicatePolicy, Graph, GraphBuilder};
 use rand::{CryptoRng, RngExt};
 
@@ -326,7 +326,7 @@ pub fn ldpgen<R: CryptoRng + ?Sized>(
             "ldpgen (Qin et al. CCS 2017, two phases; k0={k0}, k1={k1}, eps1=eps2={eps1:.4}, Chung-Lu per group pair)"
         ),
         eps: params.eps,
-        eps_edge: 2.0 * eps,
+        eps_edge: EpsilonBound::from(params.eps).times(2),
     })
 }
 
@@ -346,7 +346,7 @@ mod tests {
             "{m2} generated for {m} true edges"
         );
         assert!(r.variant.contains("k0=2"));
-        assert_eq!(r.eps_edge, 12.0);
+        assert_eq!(r.eps_edge.get(), 12.0);
         // Chung–Lu per group pair keeps each user's (noisy) degree in expectation: on a
         // heavy-tailed graph the generated degrees track the true ones.
         let a: Vec<f64> = g.degrees().map(|d| d as f64).collect();

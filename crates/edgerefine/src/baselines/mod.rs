@@ -45,7 +45,7 @@ pub use dprr::{DprrParams, DprrReports, dprr, dprr_default_eps1, dprr_reports};
 pub use ldpgen::{LdpGenParams, ldpgen};
 pub use rr::{rr, symrr};
 
-use dp_core::params::Epsilon;
+use dp_core::params::{Epsilon, EpsilonBound};
 use graph_core::Graph;
 use rand::CryptoRng;
 
@@ -131,7 +131,7 @@ pub struct BaselineRelease {
     pub eps: Epsilon,
     /// The edge-DP guarantee of the whole release (2ε when both endpoints report on a pair;
     /// `+∞` when there is none, as for the artifact's Blink with its degree-1 fix).
-    pub eps_edge: f64,
+    pub eps_edge: EpsilonBound,
 }
 
 /// Validates a budget share in the open interval (0, 1).
@@ -297,7 +297,7 @@ mod tests {
                 Baseline::BlinkArtifactHard | Baseline::BlinkArtifactHybrid => f64::INFINITY,
                 _ => 4.0,
             };
-            assert_eq!(r.eps_edge, eps_edge, "{b}");
+            assert_eq!(r.eps_edge.get(), eps_edge, "{b}");
         }
         assert!(matches!(
             Baseline::BlinkArtifactHard.release(

@@ -1,6 +1,6 @@
 //! Randomized response baselines: RR (both endpoints report, OR) and SymRR (upper triangle).
 
-use dp_core::params::Epsilon;
+use dp_core::params::{Epsilon, EpsilonBound};
 use dp_core::samplers::Bernoulli;
 use graph_core::Graph;
 use rand::CryptoRng;
@@ -38,7 +38,7 @@ use crate::error::Result;
 /// let g = erdos_renyi(400, 0.02, &mut rng)?;
 /// let r = edgerefine::baselines::rr(&g, "2.0".parse()?, &mut rng)?;
 /// assert_eq!(r.name, "rr");
-/// assert_eq!(r.eps_edge, 4.0);
+/// assert_eq!(r.eps_edge.get(), 4.0);
 /// // Non-edges turn into edges with probability 1 − p² ≈ 0.224 at ε = 2.
 /// assert!((r.graph.density() - 0.224).abs() < 0.02);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -60,7 +60,7 @@ pub fn rr<R: CryptoRng + ?Sized>(
             "rr (asymmetric: both endpoints randomize their row, OR-symmetrised; keep {keep:.4}, flip {flip:.4})"
         ),
         eps,
-        eps_edge: 2.0 * eps.get(),
+        eps_edge: EpsilonBound::from(eps).times(2),
     })
 }
 
@@ -90,7 +90,7 @@ pub fn symrr<R: CryptoRng + ?Sized>(
             1.0 - p
         ),
         eps,
-        eps_edge: eps.get(),
+        eps_edge: eps.into(),
     })
 }
 
@@ -126,7 +126,7 @@ mod tests {
             let p = keep_probability(Epsilon::new(eps).unwrap()).unwrap();
             let r = rr(&g, Epsilon::new(eps).unwrap(), &mut rng).unwrap();
             check_bands(&g, &r.graph, 1.0 - (1.0 - p) * (1.0 - p), 1.0 - p * p);
-            assert_eq!(r.eps_edge, 2.0 * eps);
+            assert_eq!(r.eps_edge.get(), 2.0 * eps);
             assert!(r.weights.is_none());
         }
     }
@@ -139,7 +139,7 @@ mod tests {
         let r = symrr(&g, Epsilon::constant(1.5), &mut rng).unwrap();
         check_bands(&g, &r.graph, p, 1.0 - p);
         assert_eq!(r.name, "symrr");
-        assert_eq!(r.eps_edge, 1.5);
+        assert_eq!(r.eps_edge.get(), 1.5);
     }
 
     #[test]

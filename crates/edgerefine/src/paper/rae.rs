@@ -25,8 +25,8 @@ pub const MAX_ROUNDS: usize = 20;
 pub struct RaeRow {
     /// Dataset name.
     pub dataset: String,
-    /// ε of the release.
-    pub eps: f64,
+    /// ε of the release (`None` only in a default row).
+    pub eps: Option<Epsilon>,
     /// RAE of the complete GRAND-style attacker (deductions, spectral step with error
     /// forgetting, deductions from its guesses).
     pub rae_grand: f64,
@@ -96,7 +96,8 @@ pub const PAPER_RAE_CORA: f64 = 1.962;
 /// let g = graph_core::generate::erdos_renyi(80, 0.08, &mut dp_core::rng::seeded_rng(1))?;
 /// let rows = rae::rows("er", &g, &[1.0, 3.0], 0)?;
 /// assert_eq!(rows.len(), 2);
-/// assert_eq!((rows[1].dataset.as_str(), rows[1].eps), ("er", 3.0));
+/// assert_eq!(rows[1].dataset, "er");
+/// assert_eq!(rows[1].eps.map(|e| e.get()), Some(3.0));
 /// for r in &rows {
 ///     // A guess never costs more than an unknown pair.
 ///     assert!(r.rae_grand <= r.rae_grand_sound);
@@ -139,7 +140,8 @@ pub fn rows_with(
     };
     let mut out = Vec::with_capacity(eps.len());
     for &e in eps {
-        let rel = release(graph, method, Epsilon::new(e)?, seed)?;
+        let e = Epsilon::new(e)?;
+        let rel = release(graph, method, e, seed)?;
         let rec = grand_attack(&rel.graph, params)?;
         let sound = rec.sound_only();
         let rounded = rec.rounded().unwrap_or(&rec);
@@ -154,7 +156,7 @@ pub fn rows_with(
         let grand_precision = (claimed > 0.0).then(|| found / claimed);
         out.push(RaeRow {
             dataset: dataset.into(),
-            eps: e,
+            eps: Some(e),
             rae_grand: rec.rae(graph)?,
             rae_grand_sound: sound.rae(graph)?,
             rae_grand_unforgotten: rounded.rae(graph)?,

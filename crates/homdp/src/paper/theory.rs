@@ -15,10 +15,11 @@
 //!   against the bound ([`local_sensitivity`]) and the variance of drawn noise against σ²
 //!   ([`variance_check`]); [`check_noise_scale`] fails when either contradicts it.
 
-use dp_core::params::Rho;
+use dp_core::params::{EpsilonBound, NoiseScale, Rho};
 use graph_core::Graph;
 use serde::Serialize;
 
+use super::cells::Rho as RhoCell;
 use super::protocol::{NOISE_DRAW, SeedStream, rep_seeds};
 use crate::embed::{EmbeddingParams, embed_with_densities};
 use crate::error::{HomdpError, Result, invalid};
@@ -34,15 +35,16 @@ pub struct ExpressivityRow {
     /// The pattern set (`paths P2–P5` or `paths + cycles C3–C6`).
     pub patterns: String,
     /// ρ of each release.
-    pub rho: f64,
-    /// ε of each release at δ = [`super::DELTA`] (`T` releases compose: `T·ρ′` tCDP).
-    pub eps: f64,
+    pub rho: RhoCell,
+    /// ε of each release at δ = [`super::DELTA`] (`T` releases compose: `T·ρ′` tCDP; `None`
+    /// where no release ran).
+    pub eps: Option<EpsilonBound>,
     /// Releases averaged per trial (`T`).
     pub releases: usize,
     /// `‖μ₁ − μ₂‖` of the clean density vectors (0: the patterns cannot separate the pair).
     pub distance: f64,
     /// Noise standard deviation per coordinate, mean of the two graphs'.
-    pub sigma: f64,
+    pub sigma: NoiseScale,
     /// Share of trials (both graphs) whose averaged release lies nearer its own clean vector
     /// (a tie, as when `distance = 0`, counts one half).
     pub separated: f64,
@@ -65,9 +67,10 @@ pub struct NoiseScaleRow {
     /// for the local sensitivity (`probe D / graphs D'`).
     pub degree_bound: String,
     /// σ of the release (ρ = 1) on the probe graph, as the calibration sets it.
-    pub sigma: f64,
+    pub sigma: NoiseScale,
     /// `σ² / e(F)²`: constant when σ² grows as `e(F)²`.
-    pub sigma2_over_edges2: f64,
+    #[serde(rename = "sigma2_over_edges2")]
+    pub variance_over_edges2: f64,
     /// Least-squares slope of `ln σ²` on `ln e(F)` over the path rows of this degree bound.
     pub loglog_slope: f64,
     /// Noise values drawn through the release (`released − clean` on the probe graph).
@@ -156,12 +159,14 @@ pub struct VarianceCheck {
 /// use rand_distr::{Distribution, Normal};
 /// let mut rng = dp_core::rng::seeded_rng(3);
 /// let draws: Vec<f64> = (0..20_000).map(|_| Normal::new(0.0, 2.0).unwrap().sample(&mut rng)).collect();
-/// assert!(variance_check(&draws, 2.0, VARIANCE_Z)?.holds);
+/// let sigma = |s| dp_core::params::NoiseScale::new(s);
+/// assert!(variance_check(&draws, sigma(2.0)?, VARIANCE_Z)?.holds);
 /// // A calibration that claims less noise than was drawn fails.
-/// assert!(!variance_check(&draws, 1.8, VARIANCE_Z)?.holds);
+/// assert!(!variance_check(&draws, sigma(1.8)?, VARIANCE_Z)?.holds);
 /// # Ok::<(), homdp::HomdpError>(())
 /// ```
-pub fn variance_check(draws: &[f64], sigma: f64, z: f64) -> Result<VarianceCheck> {
+pub fn variance_check(draws: &[f64], sigma: NoiseScale, z: f64) -> Result<VarianceCheck> {
+    let sigma = sigma.get();
     if draws.len() < 100 {
         return invalid("draws", draws.len() as f64, "need at least 100 draws");
     }
@@ -315,7 +320,7 @@ pub fn check_noise_scale(rows: &[NoiseScaleRow]) -> Result<()> {
                 calibrated: r.sensitivity_bound,
             });
         }
-        let s2 = r.sigma * r.sigma;
+        let s2 = r.sigma.get() * r.sigma.get();
         if !(r.variance_ci_low..=r.variance_ci_high).contains(&s2) {
             return Err(HomdpError::CalibrationViolated {
                 pattern: name,
@@ -336,7 +341,7 @@ pub struct TheorySizes {
     /// Trials per cell.
     pub trials: usize,
     /// ρ of each release.
-    pub rho: f64,
+    pub rho: Rho,
     /// Noise values drawn per row of [`noise_scale_table`].
     pub noise_draws: usize,
 }
@@ -347,7 +352,7 @@ impl TheorySizes {
         Self {
             releases: vec![1, 16, 256],
             trials: 100,
-            rho: 1.0,
+            rho: Rho::constant(1.0),
             noise_draws: 4_000,
         }
     }
@@ -357,7 +362,7 @@ impl TheorySizes {
         Self {
             releases: vec![1, 4, 16, 64, 256, 1024],
             trials: 1000,
-            rho: 1.0,
+            rho: Rho::constant(1.0),
             noise_draws: 40_000,
         }
     }
@@ -443,7 +448,7 @@ fn dist(a: &[f64], b: &[f64]) -> f64 {
 /// # Complexity
 /// `Σ_T T · trials` releases of two graphs per cell (six cells).
 pub fn expressivity_table(sizes: &TheorySizes, seed: u64) -> Result<Vec<ExpressivityRow>> {
-    let params = EmbeddingParams::new(Rho::new(sizes.rho)?).bound(SensitivityBound::ComponentAware);
+    let params = EmbeddingParams::new(sizes.rho).bound(SensitivityBound::ComponentAware);
     let mut rows = Vec::new();
     let mut cell = 0usize;
     for (pair, g1, g2) in wl_pairs()? {
@@ -505,11 +510,11 @@ pub fn expressivity_table(sizes: &TheorySizes, seed: u64) -> Result<Vec<Expressi
                 rows.push(ExpressivityRow {
                     pair: pair.into(),
                     patterns: set.into(),
-                    rho: sizes.rho,
-                    eps,
+                    rho: Some(sizes.rho).into(),
+                    eps: EpsilonBound::new(eps).ok(),
                     releases: t,
                     distance,
-                    sigma: (sigmas[0] + sigmas[1]) / 2.0,
+                    sigma: NoiseScale::new((sigmas[0] + sigmas[1]) / 2.0)?,
                     separated: hits / (2 * sizes.trials) as f64,
                     predicted,
                     trials: sizes.trials,
@@ -611,6 +616,7 @@ pub fn noise_scale_table(
                 sigma = e.sigmas()[0];
                 draws.extend(e.values().column(0).iter().map(|v| v - clean[[0, 0]]));
             }
+            let sigma = NoiseScale::new(sigma)?;
             let var = variance_check(&draws, sigma, z)?;
             rows.push(NoiseScaleRow {
                 pattern: name.clone(),
@@ -619,7 +625,8 @@ pub fn noise_scale_table(
                     format!("probe {d} / graphs {collection_bound}")
                 }),
                 sigma,
-                sigma2_over_edges2: sigma * sigma / (p.num_edges() * p.num_edges()) as f64,
+                variance_over_edges2: sigma.get() * sigma.get()
+                    / (p.num_edges() * p.num_edges()) as f64,
                 loglog_slope: f64::NAN,
                 draws: draws.len(),
                 noise_variance: var.variance,
@@ -637,7 +644,7 @@ pub fn noise_scale_table(
         // Proposition 4.9's slope over the paths (the first eight patterns).
         let pts: Vec<(f64, f64)> = rows[start..start + 8]
             .iter()
-            .map(|r| ((r.edges as f64).ln(), (r.sigma * r.sigma).ln()))
+            .map(|r| ((r.edges as f64).ln(), (r.sigma.get() * r.sigma.get()).ln()))
             .collect();
         let n = pts.len() as f64;
         let (mx, my) = (
@@ -711,7 +718,7 @@ mod tests {
         check_noise_scale(&rows)?;
         assert!(rows.iter().all(|r| r.holds), "{rows:?}");
         let mut wrong = rows.clone();
-        wrong[4].sigma *= 0.9;
+        wrong[4].sigma = NoiseScale::new(wrong[4].sigma.get() * 0.9)?;
         assert!(matches!(
             check_noise_scale(&wrong),
             Err(HomdpError::CalibrationViolated {
@@ -729,7 +736,7 @@ mod tests {
             })
         ));
         assert!(matches!(
-            variance_check(&[0.0; 10], 1.0, VARIANCE_Z),
+            variance_check(&[0.0; 10], NoiseScale::new(1.0)?, VARIANCE_Z),
             Err(HomdpError::InvalidParam { .. })
         ));
         Ok(())

@@ -24,6 +24,7 @@ use crate::cli::ReproTable;
 use crate::datasets::data_dir;
 use crate::output::Table;
 
+mod claims;
 mod merge;
 mod text;
 
@@ -275,7 +276,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     write_tables(&p, &res, &runs, true)?;
     // The claims from every table now in the directory (this run's and the ones it kept).
     if wants(ctx, ReproTable::Claims) {
-        super::fed_claims::write(ctx, &p.dir)?;
+        claims::write(ctx, &p.dir)?;
     }
     Ok(())
 }

@@ -4,11 +4,11 @@
 
 use cefedgnn::FedError;
 use cefedgnn::aml::{AmlGenConfig, generate};
-use cefedgnn::federation::FederatedGraph;
 use cefedgnn::train::{
-    FedPubConfig, FedTask, FedTrainConfig, Method, Metric, ModelKind, NeighGenConfig, simulate,
+    FedPubConfig, FedTask, FedTrainConfig, Method, ModelKind, NeighGenConfig, PartitionKind,
+    simulate,
 };
-use graph_core::{NodeSplit, generate::ContextualSbm};
+use graph_core::generate::ContextualSbm;
 use rand::SeedableRng;
 
 fn task() -> FedTask {
@@ -23,19 +23,7 @@ fn task() -> FedTask {
     }
     .sample(&mut rng)
     .unwrap();
-    let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng).unwrap();
-    let split = NodeSplit::random(150, 0.4, 0.2, &mut rng).unwrap();
-    FedTask::new(
-        "csbm",
-        fed,
-        ds.features().clone(),
-        ds.labels().to_vec(),
-        3,
-        split,
-        None,
-        Metric::MacroF1,
-    )
-    .unwrap()
+    FedTask::from_node_dataset(&ds, 3, PartitionKind::Random, 0.4, 0.2, &mut rng).unwrap()
 }
 
 fn small() -> FedTrainConfig {

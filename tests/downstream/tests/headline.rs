@@ -2,7 +2,7 @@
 //! Every test is seeded; statistical checks use bands derived from the sample size.
 
 use graph_core::generate::{ContextualSbm, erdos_renyi};
-use graph_core::{Graph, GraphError, NodeSplit, Partition};
+use graph_core::{Graph, GraphError, Partition};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -191,8 +191,7 @@ fn edgerefine_perturb_then_refine() -> TestResult {
 
 #[test]
 fn cefedgnn_simulate_in_process() -> TestResult {
-    use cefedgnn::federation::FederatedGraph;
-    use cefedgnn::train::{FedTask, FedTrainConfig, Method, Metric, simulate};
+    use cefedgnn::train::{FedTask, FedTrainConfig, Method, PartitionKind, simulate};
 
     let mut rng = dp_core::rng::seeded_rng(1);
     let ds = ContextualSbm {
@@ -204,18 +203,7 @@ fn cefedgnn_simulate_in_process() -> TestResult {
         mu: 1.0,
     }
     .sample(&mut rng)?;
-    let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng)?;
-    let split = NodeSplit::random(120, 0.5, 0.2, &mut rng)?;
-    let task = FedTask::new(
-        "csbm",
-        fed,
-        ds.features().clone(),
-        ds.labels().to_vec(),
-        2,
-        split,
-        None,
-        Metric::MacroF1,
-    )?;
+    let task = FedTask::from_node_dataset(&ds, 3, PartitionKind::Random, 0.5, 0.2, &mut rng)?;
     let cfg = FedTrainConfig {
         rounds: 3,
         local_steps: 4,

@@ -7,17 +7,13 @@
 //! # Example
 //! ```
 //! use cefedgnn::attack::{edge_attack, label_attack};
-//! use cefedgnn::federation::FederatedGraph;
-//! use cefedgnn::train::{FedTask, FedTrainConfig, Method, Metric, simulate_observed};
-//! use graph_core::{NodeSplit, generate::ContextualSbm};
+//! use cefedgnn::train::{FedTask, FedTrainConfig, Method, PartitionKind, simulate_observed};
+//! use graph_core::generate::ContextualSbm;
 //! use rand::SeedableRng;
 //! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
 //! let ds = ContextualSbm { n: 150, classes: 2, p_in: 0.1, p_out: 0.01, dim: 8, mu: 2.0 }
 //!     .sample(&mut rng)?;
-//! let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng)?;
-//! let split = NodeSplit::random(150, 0.5, 0.2, &mut rng)?;
-//! let task = FedTask::new("csbm", fed, ds.features().clone(), ds.labels().to_vec(), 2, split,
-//!                         None, Metric::MacroF1)?;
+//! let task = FedTask::from_node_dataset(&ds, 3, PartitionKind::Random, 0.5, 0.2, &mut rng)?;
 //! let sigma0 = dp_core::params::NoiseMultiplier::ZERO;
 //! let cfg = FedTrainConfig { rounds: 4, local_steps: 8, sigma0, ..FedTrainConfig::default() };
 //! let (_, seen) = simulate_observed(&task, &cfg, Method::CeFedGnn, &mut |_| {})?;

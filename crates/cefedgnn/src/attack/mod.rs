@@ -33,17 +33,13 @@
 //! # Example
 //! ```
 //! use cefedgnn::attack::attack;
-//! use cefedgnn::federation::FederatedGraph;
-//! use cefedgnn::train::{FedTask, FedTrainConfig, Method, Metric, simulate_observed};
-//! use graph_core::{NodeSplit, generate::ContextualSbm};
+//! use cefedgnn::train::{FedTask, FedTrainConfig, Method, PartitionKind, simulate_observed};
+//! use graph_core::generate::ContextualSbm;
 //! use rand::SeedableRng;
 //! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
 //! let ds = ContextualSbm { n: 120, classes: 2, p_in: 0.1, p_out: 0.05, dim: 8, mu: 1.0 }
 //!     .sample(&mut rng)?;
-//! let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng)?;
-//! let split = NodeSplit::random(120, 0.5, 0.2, &mut rng)?;
-//! let task = FedTask::new("csbm", fed, ds.features().clone(), ds.labels().to_vec(), 2, split,
-//!                         None, Metric::MacroF1)?;
+//! let task = FedTask::from_node_dataset(&ds, 3, PartitionKind::Random, 0.5, 0.2, &mut rng)?;
 //! let cfg = FedTrainConfig { rounds: 3, local_steps: 4, ..FedTrainConfig::default() };
 //! let (_, seen) = simulate_observed(&task, &cfg, Method::CeFedGnn, &mut |_| {})?;
 //! let r = attack(&task.features, &seen.unwrap())?;

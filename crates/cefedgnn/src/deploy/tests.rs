@@ -3,14 +3,12 @@
 
 use std::path::Path;
 
-use graph_core::NodeSplit;
 use graph_core::generate::ContextualSbm;
 use rand::SeedableRng;
 
 use super::*;
 use crate::error::FedError;
-use crate::federation::FederatedGraph;
-use crate::train::{FedTask, FedTrainConfig, Method, Metric, simulate};
+use crate::train::{FedTask, FedTrainConfig, Method, PartitionKind, simulate};
 
 fn task(clients: usize) -> FedTask {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
@@ -24,19 +22,7 @@ fn task(clients: usize) -> FedTask {
     }
     .sample(&mut rng)
     .unwrap();
-    let fed = FederatedGraph::random(ds.graph().clone(), clients, &mut rng).unwrap();
-    let split = NodeSplit::random(150, 0.5, 0.2, &mut rng).unwrap();
-    FedTask::new(
-        "csbm",
-        fed,
-        ds.features().clone(),
-        ds.labels().to_vec(),
-        3,
-        split,
-        None,
-        Metric::MacroF1,
-    )
-    .unwrap()
+    FedTask::from_node_dataset(&ds, clients, PartitionKind::Random, 0.5, 0.2, &mut rng).unwrap()
 }
 
 fn cfg() -> FedTrainConfig {

@@ -1082,7 +1082,7 @@ fn finish(
 mod tests {
     use super::*;
     use crate::train::NeighGenConfig;
-    use graph_core::NodeSplit;
+    use crate::train::PartitionKind;
     use graph_core::generate::ContextualSbm;
     use rand::SeedableRng;
 
@@ -1099,19 +1099,7 @@ mod tests {
         }
         .sample(&mut rng)
         .unwrap();
-        let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng).unwrap();
-        let split = NodeSplit::random(90, 0.4, 0.2, &mut rng).unwrap();
-        FedTask::new(
-            "csbm",
-            fed,
-            ds.features().clone(),
-            ds.labels().to_vec(),
-            3,
-            split,
-            None,
-            Metric::MacroF1,
-        )
-        .unwrap()
+        FedTask::from_node_dataset(&ds, 3, PartitionKind::Random, 0.4, 0.2, &mut rng).unwrap()
     }
 
     /// The probe's gradient is the gradient of its objective: the central difference of F along

@@ -10,7 +10,7 @@ use super::targets::{
     GreedyMatch, Impaired, LocalGraph, Slots, attach_all, attached, greedy_match, neighgen_sets,
 };
 use super::*;
-use crate::train::Metric;
+use crate::train::{Metric, PartitionKind};
 use graph_core::NodeSplit;
 use graph_core::generate::ContextualSbm;
 
@@ -65,19 +65,7 @@ fn csbm_task(seed: u64, p_in: f64) -> FedTask {
     }
     .sample(&mut rng)
     .unwrap();
-    let fed = FederatedGraph::random(ds.graph().clone(), 3, &mut rng).unwrap();
-    let split = NodeSplit::random(90, 0.4, 0.2, &mut rng).unwrap();
-    FedTask::new(
-        "csbm",
-        fed,
-        ds.features().clone(),
-        ds.labels().to_vec(),
-        3,
-        split,
-        None,
-        Metric::MacroF1,
-    )
-    .unwrap()
+    FedTask::from_node_dataset(&ds, 3, PartitionKind::Random, 0.4, 0.2, &mut rng).unwrap()
 }
 
 #[test]

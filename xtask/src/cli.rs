@@ -96,43 +96,39 @@ pub(crate) struct SourceArgs {
     pub(crate) offline: bool,
 }
 
-/// A part of the edgerefine experiment under the old `--parts` flag (kept as a hidden alias for
-/// one release: `--tables` and `--only` replace it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum EdgerefinePart {
-    /// The Blink comparison on Cora.
-    Blink,
-    /// The MUTAG table.
-    Mutag,
-    /// The reconstruction attack.
-    Rae,
-    /// What not knowing E costs.
-    EdgeCount,
-    /// The k sweep and the calibration variants.
-    KSweep,
-    /// The k sweep with GAT and GIN (the artifact's Table 7).
-    KSweepModels,
-    /// The artifact's other calibrations (isotonic, beta, temperature, Adamic–Adar, …).
-    Calibrations,
-    /// The node tables on Cora (`--tables accuracy --only cora`).
-    Cora,
-    /// The node tables on ACM.
-    Acm,
-    /// The node tables on DBLP.
-    Dblp,
-    /// The node tables on AMAP.
-    Amap,
+/// A value of the old edgerefine `--parts` flag, kept as a hidden alias for one release: one of
+/// edgerefine's tables, or a node dataset of its grid (`--tables accuracy --only DATASET`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OldPart {
+    /// `blink`, `mutag`, `rae`, `edge-count`, `k-sweep`, `k-sweep-models` or `calibrations`.
+    Table(ReproTable),
+    /// `cora`, `acm`, `dblp` or `amap`.
+    Dataset(&'static str),
 }
 
-impl EdgerefinePart {
-    /// The node dataset this part names (the plan's dataset names), if it names one.
-    pub(crate) fn dataset(self) -> Option<&'static str> {
-        match self {
-            Self::Cora => Some("cora"),
-            Self::Acm => Some("acm"),
-            Self::Dblp => Some("dblp"),
-            Self::Amap => Some("amap"),
-            _ => None,
+impl std::str::FromStr for OldPart {
+    type Err = String;
+
+    /// A part's name, case-insensitive.
+    fn from_str(s: &str) -> Result<Self, String> {
+        const DATASETS: [&str; 4] = ["cora", "acm", "dblp", "amap"];
+        let name = s.trim().to_ascii_lowercase();
+        if let Some(d) = DATASETS.iter().find(|d| **d == name) {
+            return Ok(Self::Dataset(d));
+        }
+        match ReproTable::from_str(&name, true) {
+            Ok(
+                t @ (ReproTable::Blink
+                | ReproTable::Mutag
+                | ReproTable::Rae
+                | ReproTable::EdgeCount
+                | ReproTable::KSweep
+                | ReproTable::KSweepModels
+                | ReproTable::Calibrations),
+            ) => Ok(Self::Table(t)),
+            _ => Err(format!(
+                "unknown part {s:?} (blink, mutag, rae, edge-count, k-sweep, k-sweep-models, calibrations, cora, acm, dblp, amap)"
+            )),
         }
     }
 }
@@ -271,26 +267,6 @@ pub(crate) enum ReproTable {
     Claims,
 }
 
-impl ReproTable {
-    /// The table named by the old `--parts` value `part` (a node dataset's part names the node
-    /// grid, its dataset going to `--only`).
-    pub(crate) fn of_part(part: EdgerefinePart) -> Self {
-        match part {
-            EdgerefinePart::Blink => Self::Blink,
-            EdgerefinePart::Mutag => Self::Mutag,
-            EdgerefinePart::Rae => Self::Rae,
-            EdgerefinePart::EdgeCount => Self::EdgeCount,
-            EdgerefinePart::KSweep => Self::KSweep,
-            EdgerefinePart::KSweepModels => Self::KSweepModels,
-            EdgerefinePart::Calibrations => Self::Calibrations,
-            EdgerefinePart::Cora
-            | EdgerefinePart::Acm
-            | EdgerefinePart::Dblp
-            | EdgerefinePart::Amap => Self::Accuracy,
-        }
-    }
-}
-
 /// `cargo xtask repro …`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -350,15 +326,8 @@ pub(crate) struct ReproArgs {
     pub(crate) tables: Vec<ReproTable>,
     /// Old edgerefine selection, kept for one release: a dataset part is `--tables accuracy
     /// --only DATASET`, another part `--tables PART`.
-    #[arg(
-        long,
-        value_enum,
-        ignore_case = true,
-        value_delimiter = ',',
-        value_name = "PARTS",
-        hide = true
-    )]
-    pub(crate) parts: Vec<EdgerefinePart>,
+    #[arg(long, value_delimiter = ',', value_name = "PARTS", hide = true)]
+    pub(crate) parts: Vec<OldPart>,
     /// Reuse what an earlier run in --out (or the committed reference) finished under the same
     /// plan: edgerefine's tables and (ε, seed) chunks, homdp's GIN trainings (each cached as it
     /// finishes; the reference's are copied into --out), cefedgnn's settings whose selected

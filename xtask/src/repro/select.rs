@@ -5,7 +5,7 @@
 use anyhow::{Result, bail};
 
 use super::{Effort, edgerefine, homdp};
-use crate::cli::{Experiment, ReproArgs, ReproTable};
+use crate::cli::{Experiment, OldPart, ReproArgs, ReproTable};
 
 /// The flags that select parts of a run, one set for every experiment (see `cargo xtask repro
 /// --help`).
@@ -48,8 +48,13 @@ impl Select {
         let mut only: Vec<String> = args.only.iter().map(|n| n.trim().to_lowercase()).collect();
         let mut tables = args.tables.clone();
         for &part in &args.parts {
-            only.extend(part.dataset().map(str::to_owned));
-            let t = ReproTable::of_part(part);
+            let t = match part {
+                OldPart::Table(t) => t,
+                OldPart::Dataset(d) => {
+                    only.push(d.to_owned());
+                    ReproTable::Accuracy
+                }
+            };
             if !tables.contains(&t) {
                 tables.push(t);
             }

@@ -389,7 +389,7 @@ mod train {
         assert_eq!((rows.len(), seen), (6, 6), "2 ε × (2 k + 1 variant)");
         let cells: Vec<(f64, f64, &str)> = rows
             .iter()
-            .map(|r| (r.scores.eps.unwrap(), r.k, r.calibration.as_str()))
+            .map(|r| (r.scores.eps.unwrap(), r.k, r.release.calibration.as_str()))
             .collect();
         assert_eq!(
             cells,
@@ -404,18 +404,27 @@ mod train {
         );
         let e = ds.graph().num_edges() as f64;
         for r in &rows {
-            assert_eq!(r.features_only, rows[0].features_only, "one baseline");
+            assert_eq!(
+                r.release.features_only, rows[0].release.features_only,
+                "one baseline"
+            );
             assert_eq!(r.scores.runs.len(), 2);
             assert!(
-                (r.gain - (r.scores.acc_mean - r.features_only)).abs() < 1e-9,
+                (r.release.gain - (r.scores.acc_mean - r.release.features_only)).abs() < 1e-9,
                 "{r:?}"
             );
-            assert_eq!(r.helps, r.gain - 2.0 * r.gain_se > 0.0);
+            assert_eq!(
+                r.release.helps,
+                r.release.gain - 2.0 * r.release.gain_se > 0.0
+            );
             let k_edges = (r.k * e).floor();
-            assert!(r.released_edges <= k_edges, "{r:?}");
+            assert!(r.release.released_edges <= k_edges, "{r:?}");
         }
         // At ε = 6 the k = 1 release is mostly the true graph (ρ ≈ 0.998, q ≈ 0.0025).
-        assert!(rows[4].precision > rows[1].precision + 0.3, "{rows:?}");
+        assert!(
+            rows[4].release.precision > rows[1].release.precision + 0.3,
+            "{rows:?}"
+        );
         // Seeded: the same numbers again (training times aside).
         let untimed = |rows: Vec<k_sweep::KSweepRow>| {
             rows.into_iter()
@@ -462,20 +471,20 @@ mod train {
         let mut seen = 0;
         let rows = calibrations::rows(&ds, &dp, &table, |_| seen += 1).unwrap();
         assert_eq!((rows.len(), seen), (14, 14), "2 models × (ours + 6)");
-        assert_eq!(rows[0].calibration, calibrations::OURS);
-        assert_eq!(rows[1].calibration, "jaccard-simple");
+        assert_eq!(rows[0].release.calibration, calibrations::OURS);
+        assert_eq!(rows[1].release.calibration, "jaccard-simple");
         assert_eq!(rows[7].model, "gin");
         let k_edges = (0.5 * ds.graph().num_edges() as f64).floor();
         for r in &rows {
             assert_eq!(r.scores.runs.len(), 2);
-            assert!(r.released_edges <= k_edges, "{r:?}");
-            assert!((r.gain - (r.scores.acc_mean - r.features_only)).abs() < 1e-9);
+            assert!(r.release.released_edges <= k_edges, "{r:?}");
+            assert!((r.release.gain - (r.scores.acc_mean - r.release.features_only)).abs() < 1e-9);
             assert!(!r.fitted.is_empty());
         }
         // simple and temperature rank alike: the same releases, so the same accuracies.
         let by = |c: &str| {
             rows.iter()
-                .find(|r| r.calibration == c && r.model == "gcn")
+                .find(|r| r.release.calibration == c && r.model == "gcn")
                 .unwrap()
         };
         assert_eq!(
@@ -483,8 +492,12 @@ mod train {
             by("jaccard-temperature").scores.runs
         );
         for r in &rows {
-            assert!((0.0..=1.0).contains(&r.precision), "{r:?}");
-            assert_eq!(r.helps, r.gain - 2.0 * r.gain_se > 0.0, "{r:?}");
+            assert!((0.0..=1.0).contains(&r.release.precision), "{r:?}");
+            assert_eq!(
+                r.release.helps,
+                r.release.gain - 2.0 * r.release.gain_se > 0.0,
+                "{r:?}"
+            );
         }
         // One seed has no standard error: no row of it counts as helping, whatever its gain.
         let one = CalibrationTable {
@@ -496,7 +509,7 @@ mod train {
         let single = calibrations::rows(&ds, &dp, &one, |_| {}).unwrap();
         assert_eq!(single.len(), 2);
         for r in &single {
-            assert_eq!((r.gain_se, r.helps), (0.0, false), "{r:?}");
+            assert_eq!((r.release.gain_se, r.release.helps), (0.0, false), "{r:?}");
         }
         // A dataset without an epoch budget in the plan is refused by name.
         let plan = Plan {

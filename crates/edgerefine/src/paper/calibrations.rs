@@ -9,7 +9,7 @@ use dp_core::params::Epsilon;
 use graph_core::{Graph, NodeDataset};
 use serde::Serialize;
 
-use super::{CalibrationTable, DatasetPlan, MethodScores, Plan, mean_std, no_seeds};
+use super::{CalibrationTable, DatasetPlan, MethodScores, Plan, ReleaseGain, no_seeds};
 use crate::error::{EdgeRefineError, Result};
 use crate::eval::{NodeModel, TrainPlan, structure, train_on_release};
 use crate::{
@@ -29,21 +29,10 @@ pub struct CalibrationRow {
     /// `EdgeRefine k=… (<calibration>)`, ε and the test accuracy over seeds.
     #[serde(flatten)]
     pub scores: MethodScores,
-    /// [`ArtifactCalibration::name`], or [`OURS`].
-    pub calibration: String,
-    /// Mean test accuracy of the same model without edges (same seeds and splits).
-    pub features_only: f64,
-    /// Mean over seeds of (accuracy on the release − accuracy without edges).
-    pub gain: f64,
-    /// Standard error of `gain` (0 for one seed).
-    pub gain_se: f64,
-    /// Whether the release helps: `gain − 2·gain_se > 0` over at least two seeds (one seed has
-    /// no standard error, so it never counts as helping).
-    pub helps: bool,
-    /// Mean released edges.
-    pub released_edges: f64,
-    /// Mean true-edge precision of the release (NaN when nothing is released).
-    pub precision: f64,
+    /// The calibration ([`ArtifactCalibration::name`], or [`OURS`]), the gain over the features
+    /// alone and what the release holds.
+    #[serde(flatten)]
+    pub release: ReleaseGain,
     /// Mean number of distinct calibrated probabilities (ties beyond them go by index).
     pub levels: f64,
     /// What the calibration fitted on the first seed.
@@ -234,14 +223,6 @@ impl Acc {
         features_only: &[f64],
     ) -> CalibrationRow {
         let n = self.runs.len() as f64;
-        let diffs: Vec<f64> = self
-            .runs
-            .iter()
-            .zip(features_only)
-            .map(|(a, b)| a - b)
-            .collect();
-        let (gain, sd) = mean_std(&diffs);
-        let gain_se = if diffs.len() > 1 { sd / n.sqrt() } else { 0.0 };
         let calibration = cal.map_or(OURS.to_string(), |c| c.name().to_string());
         let method = match cal {
             Some(c) => format!("EdgeRefine k={k} ({}, artifact's selection)", c.name()),
@@ -250,14 +231,13 @@ impl Acc {
         CalibrationRow {
             dataset: dataset.into(),
             model: model.name().into(),
+            release: ReleaseGain::new(
+                calibration,
+                &self.runs,
+                features_only,
+                (self.released, self.precision),
+            ),
             scores: MethodScores::new(method, Some(eps), self.runs),
-            calibration,
-            features_only: mean_std(features_only).0,
-            gain,
-            gain_se,
-            helps: diffs.len() > 1 && gain - 2.0 * gain_se > 0.0,
-            released_edges: self.released / n,
-            precision: self.precision / n,
             levels: self.levels / n,
             fitted: self.fitted,
             at_cap: self.at_cap,

@@ -12,7 +12,7 @@ use dp_core::params::Epsilon;
 use graph_core::{Graph, NodeDataset};
 use serde::Serialize;
 
-use super::{Calibration, DatasetPlan, KSweep, MethodScores, Plan, mean_std, no_seeds};
+use super::{Calibration, DatasetPlan, KSweep, MethodScores, Plan, ReleaseGain, no_seeds};
 use crate::error::{EdgeRefineError, Result};
 use crate::eval::{EdgeCount, Method, TrainPlan, structure, train_on_release};
 use crate::{RefineParams, perturb, refine};
@@ -31,21 +31,10 @@ pub struct KSweepRow {
     pub scores: MethodScores,
     /// The sampling rate k.
     pub k: f64,
-    /// [`Calibration::label`].
-    pub calibration: String,
-    /// Mean test accuracy of the same model without edges (same seeds and splits).
-    pub features_only: f64,
-    /// Mean over seeds of (accuracy on the release − accuracy without edges), paired by seed.
-    pub gain: f64,
-    /// Standard error of `gain` over seeds (0 for one seed).
-    pub gain_se: f64,
-    /// Whether the release helps: `gain − 2·gain_se > 0` over at least two seeds (one seed has
-    /// no standard error, so it never counts as helping).
-    pub helps: bool,
-    /// Mean released edges.
-    pub released_edges: f64,
-    /// Mean true-edge precision of the release (NaN when nothing is released).
-    pub precision: f64,
+    /// The calibration ([`Calibration::label`]), the gain over the features alone and what the
+    /// release holds.
+    #[serde(flatten)]
+    pub release: ReleaseGain,
     /// Runs that trained up to the epoch cap without an early stop.
     pub at_cap: usize,
     /// Mean training seconds.
@@ -194,14 +183,6 @@ impl Acc {
         features_only: &[f64],
     ) -> KSweepRow {
         let n = self.runs.len() as f64;
-        let diffs: Vec<f64> = self
-            .runs
-            .iter()
-            .zip(features_only)
-            .map(|(a, b)| a - b)
-            .collect();
-        let (gain, sd) = mean_std(&diffs);
-        let gain_se = if diffs.len() > 1 { sd / n.sqrt() } else { 0.0 };
         let label = Method::EdgeRefine {
             k,
             tie_break: cal.tie_break,
@@ -211,15 +192,14 @@ impl Acc {
         KSweepRow {
             dataset: dataset.into(),
             model: sweep.model.name().into(),
+            release: ReleaseGain::new(
+                cal.label(),
+                &self.runs,
+                features_only,
+                (self.released, self.precision),
+            ),
             scores: MethodScores::new(label, Some(eps), self.runs),
             k,
-            calibration: cal.label(),
-            features_only: mean_std(features_only).0,
-            gain,
-            gain_se,
-            helps: diffs.len() > 1 && gain - 2.0 * gain_se > 0.0,
-            released_edges: self.released / n,
-            precision: self.precision / n,
             at_cap: self.at_cap,
             train_s: self.train_s / n,
         }

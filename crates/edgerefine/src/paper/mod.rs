@@ -129,6 +129,55 @@ impl MethodScores {
     }
 }
 
+/// What a release adds to the features alone, paired by seed, and what it releases: the columns
+/// that the k sweep ([`k_sweep::KSweepRow`]) and the calibration table
+/// ([`calibrations::CalibrationRow`]) share, flattened in place.
+#[cfg(feature = "train")]
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct ReleaseGain {
+    /// The calibration of the server's similarity.
+    pub calibration: String,
+    /// Mean test accuracy of the same model without edges (same seeds and splits).
+    pub features_only: f64,
+    /// Mean over seeds of (accuracy on the release − accuracy without edges), paired by seed.
+    pub gain: f64,
+    /// Standard error of `gain` over seeds (0 for one seed).
+    pub gain_se: f64,
+    /// Whether the release helps: `gain − 2·gain_se > 0` over at least two seeds (one seed has
+    /// no standard error, so it never counts as helping).
+    pub helps: bool,
+    /// Mean released edges.
+    pub released_edges: f64,
+    /// Mean true-edge precision of the release (NaN when nothing is released).
+    pub precision: f64,
+}
+
+#[cfg(feature = "train")]
+impl ReleaseGain {
+    /// The gain of the accuracies `runs` over `features_only` (one per seed, paired), with the
+    /// sums over those seeds of the released edges and their precision.
+    fn new(
+        calibration: String,
+        runs: &[f64],
+        features_only: &[f64],
+        (released, precision): (f64, f64),
+    ) -> Self {
+        let n = runs.len() as f64;
+        let diffs: Vec<f64> = runs.iter().zip(features_only).map(|(a, b)| a - b).collect();
+        let (gain, sd) = mean_std(&diffs);
+        let gain_se = if diffs.len() > 1 { sd / n.sqrt() } else { 0.0 };
+        Self {
+            calibration,
+            features_only: mean_std(features_only).0,
+            gain,
+            gain_se,
+            helps: diffs.len() > 1 && gain - 2.0 * gain_se > 0.0,
+            released_edges: released / n,
+            precision: precision / n,
+        }
+    }
+}
+
 /// Mean and sample standard deviation, NaN for no values.
 #[cfg(feature = "train")]
 fn mean_std(v: &[f64]) -> (f64, f64) {

@@ -140,11 +140,11 @@ fn sweep_rows(p: &Plan, sweeps: &[edgerefine::paper::KSweep]) -> Result<Vec<k_sw
                     r.model,
                     r.scores.eps,
                     r.k,
-                    r.calibration,
+                    r.release.calibration,
                     r.scores.acc_mean,
-                    r.features_only,
-                    r.gain,
-                    r.gain_se,
+                    r.release.features_only,
+                    r.release.gain,
+                    r.release.gain_se,
                     t0.elapsed().as_secs_f64()
                 );
             },
@@ -232,12 +232,12 @@ pub(super) fn calibrations_table(ctx: &Ctx, p: &Plan, dir: &Path) -> Result<()> 
                 r.dataset,
                 r.model,
                 r.scores.eps,
-                r.calibration,
+                r.release.calibration,
                 r.scores.acc_mean,
-                r.features_only,
-                r.gain,
-                r.gain_se,
-                r.precision,
+                r.release.features_only,
+                r.release.gain,
+                r.release.gain_se,
+                r.release.precision,
                 t0.elapsed().as_secs_f64()
             );
         },

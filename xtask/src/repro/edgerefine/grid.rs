@@ -1,5 +1,6 @@
 //! The node grid of `repro edgerefine`: its (dataset, ε, seed) chunks through the run's
-//! [`Runner`] and the accuracy, releases, PUBI, speed and claims tables made from them.
+//! [`Runner`](crate::repro::runner::Runner) and the accuracy, releases, PUBI, speed and claims
+//! tables made from them.
 
 use std::path::Path;
 use std::time::Instant;

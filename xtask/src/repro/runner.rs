@@ -79,23 +79,19 @@ impl Runner {
             Some(m) if m.is_finite() && m >= 0.0 => Some(Duration::from_secs_f64(m * 60.0)),
             Some(m) => bail!("--budget-min must be a number of minutes ≥ 0, got {m}"),
         };
-        let same = super::same_dir(&ctx.out, &ctx.reference);
         Ok(Self {
-            out: ctx.out.clone(),
-            reference: (select.resume && !same).then(|| ctx.reference.clone()),
-            resume: select.resume,
             budget,
             shard: select.shard,
-            start: Instant::now(),
+            ..Self::at(&ctx.out, &ctx.reference, select.resume)
         })
     }
 
-    /// A runner over `out` with no shard and no budget, reading `reference` with `resume`.
-    #[cfg(test)]
+    /// A runner over `out` with no shard and no budget, reading `reference` (where it is not
+    /// `out`) with `resume`; the clock starts now.
     pub(crate) fn at(out: &Path, reference: &Path, resume: bool) -> Self {
         Self {
             out: out.into(),
-            reference: (resume && out != reference).then(|| reference.into()),
+            reference: (resume && !super::same_dir(out, reference)).then(|| reference.into()),
             resume,
             budget: None,
             shard: None,
@@ -118,7 +114,7 @@ impl Runner {
     }
 
     /// Whether the time budget (`--budget-min`) is spent.
-    pub(crate) fn over_budget(&self) -> bool {
+    fn over_budget(&self) -> bool {
         self.budget.is_some_and(|b| self.start.elapsed() >= b)
     }
 

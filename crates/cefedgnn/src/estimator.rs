@@ -113,7 +113,7 @@ pub struct RowTable {
 
 impl RowTable {
     /// `n` zero rows of width `dim`.
-    pub fn new(n: usize, dim: usize) -> Self {
+    pub(crate) fn new(n: usize, dim: usize) -> Self {
         Self {
             dim,
             rows: vec![0.0; n * dim],
@@ -121,7 +121,7 @@ impl RowTable {
         }
     }
     /// Number of rows.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.seen.len()
     }
     /// Whether the table has no rows.
@@ -129,25 +129,25 @@ impl RowTable {
         self.seen.is_empty()
     }
     /// Row width.
-    pub fn dim(&self) -> usize {
+    pub(crate) fn dim(&self) -> usize {
         self.dim
     }
     /// Row `i`.
     ///
     /// # Errors
     /// [`FedError::InvalidParam`] (`row`) when `i` is out of range.
-    pub fn row(&self, i: usize) -> Result<&[f32]> {
+    pub(crate) fn row(&self, i: usize) -> Result<&[f32]> {
         if i >= self.len() {
             return Err(FedError::param("row", i, "row index out of range"));
         }
         Ok(&self.rows[i * self.dim..(i + 1) * self.dim])
     }
     /// Whether row `i` has been updated at least once.
-    pub fn is_seen(&self, i: usize) -> bool {
+    pub(crate) fn is_seen(&self, i: usize) -> bool {
         self.seen.get(i).copied().unwrap_or(false)
     }
     /// All rows, row-major.
-    pub fn as_slice(&self) -> &[f32] {
+    pub(crate) fn as_slice(&self) -> &[f32] {
         &self.rows
     }
 
@@ -157,7 +157,7 @@ impl RowTable {
     /// # Errors
     /// [`FedError::InvalidParam`] for an out-of-range row or a `fresh` of the wrong width; the
     /// table is unchanged then.
-    pub fn update(
+    pub(crate) fn update(
         &mut self,
         i: usize,
         fresh: &[f32],
@@ -227,7 +227,7 @@ impl EmbeddingEstimator {
         &self.config
     }
     /// Number of shared layers.
-    pub fn num_layers(&self) -> usize {
+    pub(crate) fn num_layers(&self) -> usize {
         self.layers.len()
     }
     /// The table of layer `layer`.
@@ -309,7 +309,7 @@ impl GradientEstimator {
     ///
     /// # Errors
     /// [`FedError::InvalidParam`] (`dims`) when there is no layer or a width is 0.
-    pub fn per_node(config: MaConfig, num_nodes: usize, dims: &[usize]) -> Result<Self> {
+    pub(crate) fn per_node(config: MaConfig, num_nodes: usize, dims: &[usize]) -> Result<Self> {
         check_dims(dims)?;
         Ok(Self {
             config: MaConfig {
@@ -364,7 +364,7 @@ impl GradientEstimator {
     ///
     /// # Errors
     /// [`FedError::InvalidParam`] (`value`) for a wrong length or per-node mode.
-    pub fn set_value(&mut self, value: &[f32]) -> Result<()> {
+    pub(crate) fn set_value(&mut self, value: &[f32]) -> Result<()> {
         if self.config.gradient != GradientMode::Momentum || value.len() != self.flat.dim() {
             return Err(FedError::param(
                 "value",

@@ -82,7 +82,7 @@ impl PrivateDegree {
     }
 
     /// The target share q.
-    pub fn quantile(&self) -> f64 {
+    pub(crate) fn quantile(&self) -> f64 {
         self.quantile
     }
 

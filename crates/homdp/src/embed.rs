@@ -97,7 +97,7 @@ impl EmbeddingParams {
     }
 
     /// The settings other than ρ.
-    pub fn options(&self) -> &ReleaseOptions {
+    pub(crate) fn options(&self) -> &ReleaseOptions {
         &self.options
     }
 
@@ -156,7 +156,7 @@ impl EmbeddingParams {
     }
 
     /// β as it will be used (ρ/5 unless set).
-    pub fn effective_beta(&self) -> f64 {
+    pub(crate) fn effective_beta(&self) -> f64 {
         self.options.beta.unwrap_or(self.rho.get() / 5.0)
     }
 }
@@ -179,7 +179,7 @@ impl PrivateEmbedding {
     }
 
     /// Consumes the embedding, returning the matrix.
-    pub fn into_values(self) -> Array2<f64> {
+    pub(crate) fn into_values(self) -> Array2<f64> {
         self.values
     }
 
@@ -205,7 +205,7 @@ impl PrivateEmbedding {
     }
 
     /// The private degree bound the release used (with [`ReleaseOptions::private_degree`]).
-    pub fn degree_estimate(&self) -> Option<&DegreeEstimate> {
+    pub(crate) fn degree_estimate(&self) -> Option<&DegreeEstimate> {
         self.degree_estimate.as_ref()
     }
 }

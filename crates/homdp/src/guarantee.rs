@@ -173,7 +173,7 @@ impl Guarantee {
     }
 
     /// [`Self::eps`] as dp-core's computed bound (∞, the safe direction, should it ever be NaN).
-    pub fn eps_bound(&self) -> EpsilonBound {
+    pub(crate) fn eps_bound(&self) -> EpsilonBound {
         EpsilonBound::new(self.eps).unwrap_or(EpsilonBound::UNBOUNDED)
     }
 }

@@ -240,7 +240,7 @@ impl TransactionGraph {
     ///
     /// # Errors
     /// [`FedError::InvalidParam`] (`account`) for an unknown index.
-    pub fn set_label(&mut self, account: u32, label: bool) -> Result<()> {
+    pub(crate) fn set_label(&mut self, account: u32, label: bool) -> Result<()> {
         self.accounts
             .get_mut(account as usize)
             .ok_or_else(|| FedError::param("account", account, "unknown account index"))?
@@ -252,7 +252,7 @@ impl TransactionGraph {
     /// # Errors
     /// [`FedError::InvalidParam`] for unknown account or attempt indices, or a negative or
     /// non-finite amount.
-    pub fn push(&mut self, tx: Transaction) -> Result<u32> {
+    pub(crate) fn push(&mut self, tx: Transaction) -> Result<u32> {
         let n = self.accounts.len() as u32;
         if tx.src >= n || tx.dst >= n {
             return Err(FedError::param(
@@ -278,7 +278,7 @@ impl TransactionGraph {
         Ok(i)
     }
     /// Adds an (initially empty) laundering attempt; returns its index.
-    pub fn add_attempt(&mut self, id: String, typology: Typology, detail: String) -> u32 {
+    pub(crate) fn add_attempt(&mut self, id: String, typology: Typology, detail: String) -> u32 {
         self.attempts.push(Attempt {
             id,
             typology,

@@ -122,7 +122,7 @@ impl OrgData {
     ///
     /// # Errors
     /// [`FedError::InvalidParam`] for a client id out of range.
-    pub fn from_task(task: &FedTask, client: u32) -> Result<Self> {
+    pub(crate) fn from_task(task: &FedTask, client: u32) -> Result<Self> {
         let topo = task.fed.client(client)?;
         let idx: Vec<usize> = topo.nodes().iter().map(|&v| v as usize).collect();
         let features = task.features.select(ndarray::Axis(0), &idx);
@@ -403,7 +403,7 @@ impl OrgData {
     }
 
     /// The mask of own nodes with `tag`.
-    pub fn mask(&self, tag: SplitTag) -> Vec<bool> {
+    pub(crate) fn mask(&self, tag: SplitTag) -> Vec<bool> {
         self.split.iter().map(|&s| s == tag).collect()
     }
 }

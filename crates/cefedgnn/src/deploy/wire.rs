@@ -107,7 +107,7 @@ impl ClientFinal {
     ///
     /// # Errors
     /// As [`Announcement::from_json`].
-    pub fn from_json(bytes: &[u8]) -> Result<Self> {
+    pub(crate) fn from_json(bytes: &[u8]) -> Result<Self> {
         from_json("final report", bytes)
     }
 }

@@ -89,7 +89,7 @@ impl ClientData {
         &self.labels
     }
     /// Train mask over own nodes.
-    pub fn train_mask(&self) -> &[bool] {
+    pub(crate) fn train_mask(&self) -> &[bool] {
         &self.train
     }
     /// Number of own training nodes (the server's averaging weight).

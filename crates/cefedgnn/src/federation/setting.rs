@@ -32,7 +32,7 @@ impl ClientTopology {
         &self.nodes
     }
     /// Edges `(u, v)` with `u < v` and both ends own.
-    pub fn local_edges(&self) -> &[(u32, u32)] {
+    pub(crate) fn local_edges(&self) -> &[(u32, u32)] {
         &self.local_edges
     }
     /// Cross edges `(own, remote)`, sorted.
@@ -109,7 +109,7 @@ impl ClientTopology {
     }
 
     /// Whether `v` is an own node.
-    pub fn owns(&self, v: u32) -> bool {
+    pub(crate) fn owns(&self, v: u32) -> bool {
         self.nodes.binary_search(&v).is_ok()
     }
     /// Position of own node `v` in [`ClientTopology::nodes`] (its local index).

@@ -113,7 +113,7 @@ pub struct NormStats {
 
 impl NormStats {
     /// Mean pre-clipping norm (NaN without rows).
-    pub fn mean_norm(&self) -> f64 {
+    pub(crate) fn mean_norm(&self) -> f64 {
         self.norm_sum / self.rows as f64
     }
     /// Fraction of rows clipped (NaN without rows).
@@ -121,7 +121,7 @@ impl NormStats {
         self.clipped as f64 / self.rows as f64
     }
     /// The statistics of `self` and `other` together.
-    pub fn merge(&self, other: &NormStats) -> NormStats {
+    pub(crate) fn merge(&self, other: &NormStats) -> NormStats {
         NormStats {
             rows: self.rows + other.rows,
             clipped: self.clipped + other.clipped,
@@ -166,7 +166,7 @@ impl BoundaryReleaser {
     }
 
     /// The state to persist between rounds.
-    pub fn snapshot(&self) -> ReleaserSnapshot {
+    pub(crate) fn snapshot(&self) -> ReleaserSnapshot {
         ReleaserSnapshot {
             counts: self.counts.clone(),
             history: self.history.clone(),
@@ -181,7 +181,7 @@ impl BoundaryReleaser {
     /// # Errors
     /// As [`BoundaryReleaser::new`]; [`FedError::Inconsistent`] when the snapshot's nodes differ
     /// from `boundary`; budget errors when the history exceeds the budget.
-    pub fn restore(
+    pub(crate) fn restore(
         client: u32,
         config: ReleaseConfig,
         boundary: &[u32],
@@ -309,7 +309,7 @@ impl BoundaryReleaser {
     }
 
     /// Pre-clipping norms of the rows released so far.
-    pub fn norm_stats(&self) -> NormStats {
+    pub(crate) fn norm_stats(&self) -> NormStats {
         self.norms
     }
 

@@ -142,11 +142,11 @@ pub struct EmbeddingRows {
 
 impl EmbeddingRows {
     /// Encoded bytes of `nodes` rows of width `dim`.
-    pub fn encoded_len(nodes: usize, dim: usize) -> usize {
+    pub(crate) fn encoded_len(nodes: usize, dim: usize) -> usize {
         2 + 4 + 4 + 4 * nodes + 4 + 4 * nodes * dim
     }
     /// Encoded bytes of this block.
-    pub fn byte_len(&self) -> usize {
+    pub(crate) fn byte_len(&self) -> usize {
         Self::encoded_len(self.nodes.len(), self.dim as usize)
     }
     /// The row of the `i`-th node.
@@ -158,7 +158,7 @@ impl EmbeddingRows {
     ///
     /// # Errors
     /// [`FedError::Rejected`] describing the first violation.
-    pub fn validate(&self, layer_dims: &[u32]) -> Result<()> {
+    pub(crate) fn validate(&self, layer_dims: &[u32]) -> Result<()> {
         let want = layer_dims
             .get(self.layer as usize)
             .ok_or_else(|| FedError::Rejected(format!("rows for unknown layer {}", self.layer)))?;
@@ -286,7 +286,7 @@ impl Message {
     }
 
     /// Bytes of embedding rows in the message (the part CE-FedGNN makes infrequent).
-    pub fn embedding_bytes(&self) -> usize {
+    pub(crate) fn embedding_bytes(&self) -> usize {
         let blocks = match self {
             Self::Update(u) => &u.boundary,
             Self::Broadcast(b) => &b.halo,

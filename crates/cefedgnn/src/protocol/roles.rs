@@ -193,7 +193,7 @@ impl Server {
     /// # Errors
     /// [`FedError::InvalidParam`] as [`Server::new`]; [`FedError::Inconsistent`] for sets that
     /// are unsorted, overlap, or name a halo node no other client has on its boundary.
-    pub fn from_sets(
+    pub(crate) fn from_sets(
         config: ProtocolConfig,
         boundary: Vec<Vec<u32>>,
         halo: Vec<Vec<u32>>,
@@ -394,7 +394,7 @@ impl Server {
     }
 
     /// The clients whose update for the current round is not in yet.
-    pub fn missing(&self) -> Vec<u32> {
+    pub(crate) fn missing(&self) -> Vec<u32> {
         (0..self.state.pending.len() as u32)
             .filter(|&i| self.state.pending[i as usize].is_none())
             .collect()
@@ -419,7 +419,7 @@ impl Server {
     /// # Errors
     /// [`FedError::InvalidParam`] for `min_clients` = 0; [`FedError::Rejected`] when fewer than
     /// `min_clients` updates are in (nothing changes); transport errors.
-    pub fn finish_round_with(
+    pub(crate) fn finish_round_with(
         &mut self,
         min_clients: usize,
         transport: &mut dyn Transport,
@@ -487,7 +487,7 @@ impl Server {
     ///
     /// # Errors
     /// [`FedError::Rejected`] before [`Server::start`]; transport errors.
-    pub fn rebroadcast(&mut self, transport: &mut dyn Transport) -> Result<()> {
+    pub(crate) fn rebroadcast(&mut self, transport: &mut dyn Transport) -> Result<()> {
         if !self.state.started {
             return Err(FedError::Rejected("server not started".into()));
         }
@@ -504,7 +504,7 @@ impl Server {
     /// # Errors
     /// [`FedError::Inconsistent`] for a state whose parts do not fit its configuration or
     /// whose sets do not fit together.
-    pub fn restore(state: ServerState) -> Result<Self> {
+    pub(crate) fn restore(state: ServerState) -> Result<Self> {
         state.check()?;
         Ok(Self { state })
     }
@@ -648,7 +648,7 @@ impl Client {
     /// # Errors
     /// [`FedError::Inconsistent`] for a state of another client, configuration or topology;
     /// as [`BoundaryReleaser::restore`].
-    pub fn restore(
+    pub(crate) fn restore(
         topology: &ClientTopology,
         release: ReleaseConfig,
         state: ClientState,

@@ -170,7 +170,7 @@ pub struct TrafficLog {
 
 impl TrafficLog {
     /// Records one message.
-    pub fn record(&mut self, record: TrafficRecord) {
+    pub(crate) fn record(&mut self, record: TrafficRecord) {
         self.records.push(record);
     }
     /// All records, in order.
@@ -189,11 +189,11 @@ impl TrafficLog {
         self.sum(|r| r.client == client && r.direction == Direction::Down)
     }
     /// Bytes in `direction`, all clients.
-    pub fn total_in(&self, direction: Direction) -> u64 {
+    pub(crate) fn total_in(&self, direction: Direction) -> u64 {
         self.sum(|r| r.direction == direction)
     }
     /// Embedding-row bytes, both directions.
-    pub fn embedding_total(&self) -> u64 {
+    pub(crate) fn embedding_total(&self) -> u64 {
         self.records.iter().map(|r| r.embedding_bytes).sum()
     }
     /// All bytes, both directions.

@@ -218,7 +218,7 @@ graph_core::choice_enum! {
 
 impl PartitionKind {
     /// α of a label-Dirichlet partition.
-    pub fn dirichlet_alpha(self) -> Option<f64> {
+    pub(crate) fn dirichlet_alpha(self) -> Option<f64> {
         match self {
             Self::LabelDirichlet1 => Some(1.0),
             Self::LabelDirichlet100 => Some(100.0),

@@ -228,7 +228,7 @@ pub struct Reconstruction {
 
 /// Guessed pairs of a [`Reconstruction`] against a graph.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GuessCounts {
+pub(crate) struct GuessCounts {
     /// Guesses equal to the graph's entry.
     pub correct: u64,
     /// Guesses that differ.
@@ -237,7 +237,7 @@ pub struct GuessCounts {
 
 impl GuessCounts {
     /// Share of correct guesses; `None` without guesses.
-    pub fn accuracy(&self) -> Option<f64> {
+    pub(crate) fn accuracy(&self) -> Option<f64> {
         let total = self.correct + self.wrong;
         (total > 0).then(|| self.correct as f64 / total as f64)
     }
@@ -245,7 +245,7 @@ impl GuessCounts {
 
 /// Counts of `(A*_ij, A_ij)` classes over unordered pairs `i < j`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ErrorCounts {
+pub(crate) struct ErrorCounts {
     /// `A* = 1`, `A = 1`.
     pub true_edges_found: u64,
     /// `A* = 1`, `A = 0`.
@@ -266,7 +266,7 @@ impl ErrorCounts {
     ///
     /// # Errors
     /// [`EdgeRefineError::InvalidParam`] when A has no edges.
-    pub fn rae(&self) -> Result<f64> {
+    pub(crate) fn rae(&self) -> Result<f64> {
         if self.true_edges == 0 {
             return Err(EdgeRefineError::InvalidParam {
                 name: "true_edges",
@@ -326,7 +326,7 @@ fn popcount_and(a: &[u64], b: &[u64]) -> u32 {
 
 impl Reconstruction {
     /// Number of nodes.
-    pub fn num_nodes(&self) -> usize {
+    pub(crate) fn num_nodes(&self) -> usize {
         self.one.n()
     }
 
@@ -388,7 +388,7 @@ impl Reconstruction {
     ///
     /// # Complexity
     /// O(n²/64).
-    pub fn sound_only(&self) -> Self {
+    pub(crate) fn sound_only(&self) -> Self {
         let mut out = self.clone();
         for i in 0..self.num_nodes() {
             let g = self.guessed.row(i);
@@ -407,7 +407,7 @@ impl Reconstruction {
 
     /// The estimate right after the spectral step's rounding (sound deductions plus a guess for
     /// every other pair, none forgotten yet); `None` when the spectral step did not run.
-    pub fn rounded(&self) -> Option<&Reconstruction> {
+    pub(crate) fn rounded(&self) -> Option<&Reconstruction> {
         self.rounded.as_deref()
     }
 
@@ -419,7 +419,7 @@ impl Reconstruction {
     ///
     /// # Complexity
     /// O(n²/64 + guesses·log d).
-    pub fn guess_counts(&self, graph: &Graph) -> Result<GuessCounts> {
+    pub(crate) fn guess_counts(&self, graph: &Graph) -> Result<GuessCounts> {
         let n = self.num_nodes();
         if graph.num_nodes() != n {
             return Err(EdgeRefineError::NodeCountMismatch {
@@ -456,7 +456,7 @@ impl Reconstruction {
     ///
     /// # Complexity
     /// O(n²/64).
-    pub fn error_counts(&self, truth: &Graph) -> Result<ErrorCounts> {
+    pub(crate) fn error_counts(&self, truth: &Graph) -> Result<ErrorCounts> {
         let n = self.num_nodes();
         if truth.num_nodes() != n {
             return Err(EdgeRefineError::NodeCountMismatch {

@@ -29,7 +29,7 @@ pub use train::{
 /// Blink-soft releases in this module drop pairs with posterior ≤ this (the baseline's own default
 /// is 1e-6, which keeps nearly all n²/2 pairs): the dropped weight is at most n·1e-3 per node
 /// and keeps the soft graph trainable.
-pub const EVAL_SOFT_FLOOR: f64 = 1e-3;
+pub(crate) const EVAL_SOFT_FLOOR: f64 = 1e-3;
 
 /// How the graph given to the GNN is produced.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -240,7 +240,7 @@ pub fn blink_posterior(
 ///
 /// # Complexity
 /// O(iterations · n²) time, O(n²/4) bytes.
-pub fn blink_artifact_posterior(
+pub(crate) fn blink_artifact_posterior(
     graph: &Graph,
     params: &BlinkArtifactParams,
     seed: u64,

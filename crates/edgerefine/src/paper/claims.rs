@@ -27,7 +27,8 @@ use crate::eval::{EdgeCount, Method};
 pub const CLAIM_EPS: f64 = 2.5;
 
 /// The accuracy claims: (dataset, model, the paper's relative gain in %).
-pub const ACCURACY_CLAIMS: [(&str, &str, f64); 2] = [("acm", "gat", 17.8), ("cora", "gcn", 19.7)];
+pub(crate) const ACCURACY_CLAIMS: [(&str, &str, f64); 2] =
+    [("acm", "gat", 17.8), ("cora", "gcn", 19.7)];
 
 /// One claim recomputed for one (EdgeRefine, Blink) pair.
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]
@@ -122,7 +123,7 @@ pub fn blinks() -> [(Method, f64); 4] {
 }
 
 /// The paper's mean PUBI of EdgeRefine.
-pub const EDGEREFINE_PUBI: f64 = 0.9386;
+pub(crate) const EDGEREFINE_PUBI: f64 = 0.9386;
 
 /// The claims that `accuracy` and `pubi` (rows of any datasets of the grid) can answer: a
 /// claim whose cells are missing (a dataset, model, ε or method not run) has no row.

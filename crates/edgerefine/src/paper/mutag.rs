@@ -41,7 +41,7 @@ pub struct MutagRow {
 }
 
 /// The paper's MUTAG claim: EdgeRefine (k = 1) is ≈ 5 % below the non-private accuracy.
-pub const PAPER_BELOW_NON_PRIVATE_PCT: f64 = 5.0;
+pub(crate) const PAPER_BELOW_NON_PRIVATE_PCT: f64 = 5.0;
 
 /// The rows of `method` at `eps` (`None`: a method without privacy, released at ε = 1, unused)
 /// on the graph collection `ds`, one per model of `models` (in that order): one per-graph

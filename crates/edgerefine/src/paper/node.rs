@@ -135,7 +135,7 @@ pub struct TrainAcc {
 
 impl TrainAcc {
     /// Adds one run that trained under epoch cap `cap`.
-    pub fn push(&mut self, score: &RunScore, cap: usize) {
+    pub(crate) fn push(&mut self, score: &RunScore, cap: usize) {
         let reached = self.reached_cap() + usize::from(score.epochs >= cap);
         self.runs.push(score.test_acc);
         self.train_s += score.train_s;

@@ -78,7 +78,7 @@ pub struct RaeRow {
 
 /// The paper's RAE on Cora (its attack starts from the release: compare with the
 /// release-as-guess column).
-pub const PAPER_RAE_CORA: f64 = 1.962;
+pub(crate) const PAPER_RAE_CORA: f64 = 1.962;
 
 /// The rows of `dataset` (true graph `graph`) with [`AttackParams::complete`]: one k = 1
 /// EdgeRefine release (default tie-break, seeded by `seed`) per ε of `eps`, attacked.

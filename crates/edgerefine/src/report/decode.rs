@@ -118,7 +118,7 @@ impl Report {
     }
 
     /// The raw bytes (header and body).
-    pub fn as_bytes(&self) -> &[u8] {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
         match &self.bytes {
             Backing::Mapped(m) => m,
             Backing::Owned(v) => v,

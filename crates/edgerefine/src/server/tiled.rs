@@ -164,7 +164,7 @@ pub(crate) enum Counts<'a> {
 
 impl Tile {
     /// Number of pairs `i < j` in the tile.
-    pub fn num_pairs(&self) -> u64 {
+    pub(crate) fn num_pairs(&self) -> u64 {
         self.rows
             .clone()
             .map(|i| self.cols.end.saturating_sub(self.cols.start.max(i + 1)) as u64)

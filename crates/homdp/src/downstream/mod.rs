@@ -198,7 +198,7 @@ impl Labels {
     }
 
     /// The targets at `idx`.
-    pub fn select(&self, idx: &[usize]) -> Self {
+    pub(crate) fn select(&self, idx: &[usize]) -> Self {
         match self {
             Self::Class(v) => Self::Class(idx.iter().map(|&i| v[i]).collect()),
             Self::Real(v) => Self::Real(idx.iter().map(|&i| v[i]).collect()),

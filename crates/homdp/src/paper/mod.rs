@@ -84,7 +84,7 @@ pub const BASELINE_EPS: dp_core::params::Epsilon = dp_core::params::Epsilon::con
 
 /// SBM degree bound: the paper's 132.47, rounded up (a larger Δ gives a larger, still valid
 /// sensitivity bound; the API takes an integer Δ).
-pub const SBM_DELTA: usize = 133;
+pub(crate) const SBM_DELTA: usize = 133;
 
 /// The score a dataset's row reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -113,7 +113,7 @@ impl Metric {
     }
 
     /// This metric of a set of scores (NaN where it was not computed).
-    pub fn of_scores(self, s: &Scores) -> f64 {
+    pub(crate) fn of_scores(self, s: &Scores) -> f64 {
         match self {
             Self::Auc => s.roc_auc,
             Self::Rmse => s.rmse,
@@ -158,7 +158,7 @@ pub struct DatasetSetting {
 
 impl DatasetSetting {
     /// The model of a point with (`noisy_test`) or without noisy test rows.
-    pub fn model_for(&self, noisy_test: bool) -> Downstream {
+    pub(crate) fn model_for(&self, noisy_test: bool) -> Downstream {
         match self.noisy_test_model {
             Some(m) if noisy_test => m,
             _ => self.model,

@@ -43,7 +43,7 @@ impl Point {
     }
 
     /// This point with a privately estimated degree bound.
-    pub fn with_private_degree(self, private_degree: PrivateDegree) -> Self {
+    pub(crate) fn with_private_degree(self, private_degree: PrivateDegree) -> Self {
         Self {
             private_degree: Some(private_degree),
             ..self
@@ -51,7 +51,7 @@ impl Point {
     }
 
     /// The non-private point (ρ = ∞, clean test rows).
-    pub fn non_private() -> Self {
+    pub(crate) fn non_private() -> Self {
         Self {
             rho: None,
             bound: SensitivityBound::ComponentAware,
@@ -69,7 +69,7 @@ impl Point {
     }
 
     /// The bound's name in tables (`components`, `paper`), `-` for the non-private point.
-    pub fn bound_name(&self) -> &'static str {
+    pub(crate) fn bound_name(&self) -> &'static str {
         if self.rho.is_some() {
             bound_name(self.bound)
         } else {
@@ -78,7 +78,7 @@ impl Point {
     }
 
     /// `clean` or `noisy` (the `test_rows` column).
-    pub fn test_rows(&self) -> &'static str {
+    pub(crate) fn test_rows(&self) -> &'static str {
         if self.noisy_test { "noisy" } else { "clean" }
     }
 }
@@ -140,7 +140,7 @@ impl Runs {
     }
 
     /// Mean and sample standard deviation of the metric (see [`mean_std`]).
-    pub fn score(&self) -> (f64, f64) {
+    pub(crate) fn score(&self) -> (f64, f64) {
         mean_std(&self.metric)
     }
 }

@@ -217,7 +217,7 @@ impl TreeDecomposition {
     ///
     /// # Panics
     /// When `i >= num_bags()`.
-    pub fn parent(&self, i: usize) -> Option<usize> {
+    pub(crate) fn parent(&self, i: usize) -> Option<usize> {
         self.parent[i]
     }
 

@@ -226,7 +226,7 @@ impl Pattern {
     }
 
     /// Component id (in `0..num_components()`, numbered by smallest node) of every node.
-    pub fn component_labels(&self) -> Vec<usize> {
+    pub(crate) fn component_labels(&self) -> Vec<usize> {
         self.component.iter().map(|&c| c as usize).collect()
     }
 

@@ -234,7 +234,7 @@ impl EmbeddingEstimator {
     ///
     /// # Errors
     /// [`FedError::InvalidParam`] (`layer`) when out of range.
-    pub fn layer(&self, layer: usize) -> Result<&RowTable> {
+    pub(crate) fn layer(&self, layer: usize) -> Result<&RowTable> {
         self.layers
             .get(layer)
             .ok_or_else(|| FedError::param("layer", layer, "no such shared layer"))
@@ -356,7 +356,7 @@ impl GradientEstimator {
     }
 
     /// The flat G (momentum mode; empty in per-node mode).
-    pub fn value(&self) -> &[f32] {
+    pub(crate) fn value(&self) -> &[f32] {
         self.flat.as_slice()
     }
 
@@ -381,7 +381,7 @@ impl GradientEstimator {
     ///
     /// # Errors
     /// [`FedError::InvalidParam`] for an unknown layer or node.
-    pub fn node(&self, layer: usize, node: usize) -> Result<&[f32]> {
+    pub(crate) fn node(&self, layer: usize, node: usize) -> Result<&[f32]> {
         self.per_node
             .get(layer)
             .ok_or_else(|| FedError::param("layer", layer, "no such layer (or momentum mode)"))?

@@ -237,7 +237,7 @@ pub enum NoisyGraph<'a> {
 
 impl NoisyGraph<'_> {
     /// Number of nodes.
-    pub fn num_nodes(&self) -> usize {
+    pub(crate) fn num_nodes(&self) -> usize {
         match self {
             Self::Edges(g) => g.num_nodes(),
             Self::Bits { rows, .. } => rows.num_nodes(),

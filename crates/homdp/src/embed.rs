@@ -195,7 +195,7 @@ impl PrivateEmbedding {
 
     /// Indices of the graphs that were clipped to the degree bound (empty unless clipping was
     /// asked for; see [`clip_to_degree_bound`] for what the guarantee then covers).
-    pub fn clipped(&self) -> &[usize] {
+    pub(crate) fn clipped(&self) -> &[usize] {
         &self.clipped
     }
 

@@ -196,7 +196,7 @@ impl TransactionGraph {
         Self::default()
     }
     /// The bank index of `name`, interning it.
-    pub fn bank(&mut self, name: &str) -> u32 {
+    pub(crate) fn bank(&mut self, name: &str) -> u32 {
         if let Some(&b) = self.bank_index.get(name) {
             return b;
         }
@@ -209,7 +209,7 @@ impl TransactionGraph {
     ///
     /// # Errors
     /// [`FedError::InvalidParam`] (`bank`) for an unknown bank index.
-    pub fn account(&mut self, bank: u32, id: &str) -> Result<u32> {
+    pub(crate) fn account(&mut self, bank: u32, id: &str) -> Result<u32> {
         if bank as usize >= self.banks.len() {
             return Err(FedError::param("bank", bank, "unknown bank index"));
         }

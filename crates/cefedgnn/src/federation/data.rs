@@ -85,7 +85,7 @@ impl ClientData {
         self.features.view()
     }
     /// Labels of own nodes.
-    pub fn labels(&self) -> &[u32] {
+    pub(crate) fn labels(&self) -> &[u32] {
         &self.labels
     }
     /// Train mask over own nodes.

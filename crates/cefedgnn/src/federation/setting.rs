@@ -36,7 +36,7 @@ impl ClientTopology {
         &self.local_edges
     }
     /// Cross edges `(own, remote)`, sorted.
-    pub fn cross_edges(&self) -> &[(u32, u32)] {
+    pub(crate) fn cross_edges(&self) -> &[(u32, u32)] {
         &self.cross_edges
     }
     /// Boundary set B_i: own nodes with at least one remote neighbour, ascending.

@@ -150,7 +150,7 @@ impl EmbeddingRows {
         Self::encoded_len(self.nodes.len(), self.dim as usize)
     }
     /// The row of the `i`-th node.
-    pub fn row(&self, i: usize) -> Option<&[f32]> {
+    pub(crate) fn row(&self, i: usize) -> Option<&[f32]> {
         let d = self.dim as usize;
         self.values.get(i * d..(i + 1) * d)
     }

@@ -235,7 +235,7 @@ impl Server {
     }
 
     /// The round whose updates the server is collecting.
-    pub fn round(&self) -> u32 {
+    pub(crate) fn round(&self) -> u32 {
         self.state.round
     }
     /// Whether all rounds are aggregated (the final model was broadcast).
@@ -495,7 +495,7 @@ impl Server {
     }
 
     /// The server's complete state (what a checkpoint saves).
-    pub fn state(&self) -> &ServerState {
+    pub(crate) fn state(&self) -> &ServerState {
         &self.state
     }
 
@@ -609,7 +609,7 @@ impl Client {
         &self.params
     }
     /// G as last received (when shared).
-    pub fn grad(&self) -> Option<&[f32]> {
+    pub(crate) fn grad(&self) -> Option<&[f32]> {
         self.grad.as_deref()
     }
     /// The frozen noisy row Ĥ_v of halo node `v` at `layer`, once received.
@@ -628,7 +628,7 @@ impl Client {
     }
 
     /// The state to persist between rounds.
-    pub fn state(&self) -> ClientState {
+    pub(crate) fn state(&self) -> ClientState {
         ClientState {
             id: self.id,
             config: self.config.clone(),

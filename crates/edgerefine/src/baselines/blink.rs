@@ -157,7 +157,7 @@ impl BlinkReports {
     }
 
     /// Number of users.
-    pub fn num_nodes(&self) -> usize {
+    pub(crate) fn num_nodes(&self) -> usize {
         self.noisy_degrees.len()
     }
 
@@ -406,7 +406,7 @@ pub(crate) type RowPicks = Vec<(u32, f32)>;
 
 impl BlinkPosterior {
     /// Number of nodes.
-    pub fn num_nodes(&self) -> usize {
+    pub(crate) fn num_nodes(&self) -> usize {
         self.beta.len()
     }
 

@@ -281,7 +281,7 @@ impl BlinkArtifactVariant {
     pub const ALL: [Self; 2] = [Self::Hard, Self::Hybrid];
 
     /// The release's short name: `blink-artifact-hard` or `blink-artifact-hybrid`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Hard => "blink-artifact-hard",
             Self::Hybrid => "blink-artifact-hybrid",

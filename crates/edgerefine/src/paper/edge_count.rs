@@ -14,7 +14,7 @@ use crate::eval::{EdgeCount, Method, NodeModel, TrainPlan, structure, train_on_r
 use crate::{RefineParams, TieBreak, estimate_edges, perturb, refine};
 
 /// The sampling rate of the table: the authors' default (`K = 1%` of `E`).
-pub const K: f64 = 0.01;
+pub(crate) const K: f64 = 0.01;
 
 /// One row: EdgeRefine at one ε with `E` supplied or estimated, over seeds.
 #[derive(Debug, Clone, Serialize, Default, PartialEq)]

@@ -79,7 +79,7 @@ pub struct ReleaseAcc {
 
 impl ReleaseAcc {
     /// One release of structure `s` that took `publish_s` seconds.
-    pub fn one(s: &Structure, publish_s: f64) -> Self {
+    pub(crate) fn one(s: &Structure, publish_s: f64) -> Self {
         Self {
             n: 1,
             edges: s.edges as f64,
@@ -91,7 +91,7 @@ impl ReleaseAcc {
     }
 
     /// Adds the releases of `o`.
-    pub fn merge(&mut self, o: &Self) {
+    pub(crate) fn merge(&mut self, o: &Self) {
         self.n += o.n;
         self.edges += o.edges;
         self.density += o.density;
@@ -164,7 +164,7 @@ impl TrainAcc {
     }
 
     /// Adds the runs of `o`.
-    pub fn merge(&mut self, o: &Self) {
+    pub(crate) fn merge(&mut self, o: &Self) {
         let reached = self.reached_cap() + o.reached_cap();
         self.runs.extend_from_slice(&o.runs);
         self.train_s += o.train_s;

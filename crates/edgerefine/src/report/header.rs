@@ -193,7 +193,7 @@ impl ReportHeader {
     ///
     /// # Errors
     /// [`crate::EdgeRefineError::Report`] naming the offset of the first bad field.
-    pub fn parse(file: &[u8]) -> Result<Self> {
+    pub(crate) fn parse(file: &[u8]) -> Result<Self> {
         let len = file.len() as u64;
         if file.len() < HEADER_LEN {
             // Name the magic if even that is wrong: a text file is "not a report", not truncated.

@@ -77,7 +77,7 @@ impl<'a> TileContext<'a> {
     ///
     /// # Complexity
     /// O(n²/64) to count the degrees; no further memory but `4n` bytes of degrees.
-    pub fn from_bits(bits: &'a BitAdjacency) -> Self {
+    pub(crate) fn from_bits(bits: &'a BitAdjacency) -> Self {
         let n = bits.num_nodes();
         Self {
             n,

@@ -108,7 +108,7 @@ impl Metric {
     }
 
     /// This metric of an evaluation (NaN where it was not computed).
-    pub fn of(self, o: &Outcome) -> f64 {
+    pub(crate) fn of(self, o: &Outcome) -> f64 {
         self.of_scores(&o.scores)
     }
 

@@ -122,7 +122,7 @@ pub enum SeedStream {
 impl SeedStream {
     /// The stream's purpose name in [`dp_core::rng::Seeds`] (`homdp/main/3`, `homdp/q1-cycles`,
     /// `homdp/q2/tw2`, `homdp/curve/0`, `homdp/gin/1`).
-    pub fn name(self) -> String {
+    pub(crate) fn name(self) -> String {
         match self {
             Self::Main(i) => format!("homdp/main/{i}"),
             Self::Q1Cycles => "homdp/q1-cycles".into(),

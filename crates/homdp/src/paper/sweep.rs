@@ -61,7 +61,7 @@ impl Point {
     }
 
     /// This point with noisy test rows.
-    pub fn noisy(self) -> Self {
+    pub(crate) fn noisy(self) -> Self {
         Self {
             noisy_test: true,
             ..self

@@ -211,7 +211,7 @@ impl LocalSensitivity {
     /// Whether the bound holds on every graph (`max_ratio ≤ 1`, with a relative slack of
     /// 1e-9 for the rounding of two densities' difference; a wrong bound misses by far more);
     /// false when no graph was measured.
-    pub fn holds(&self) -> bool {
+    pub(crate) fn holds(&self) -> bool {
         self.max_ratio <= 1.0 + 1e-9
     }
 }

@@ -126,15 +126,29 @@ impl Runner {
         fingerprint: &str,
         position: usize,
     ) -> Decision<T> {
-        if let Some((c, source)) = self.cached(rel, fingerprint) {
-            Decision::Cached(c, source)
-        } else if self.shard.is_some_and(|s| !s.owns(position)) {
+        match self.cached(rel, fingerprint) {
+            Some((c, source)) => Decision::Cached(c, source),
+            None => self.turn(position),
+        }
+    }
+
+    /// What to do with a cell at `position` that no cache holds: [`Decision::Elsewhere`],
+    /// [`Decision::OverBudget`] or [`Decision::Run`].
+    pub(crate) fn turn<T>(&self, position: usize) -> Decision<T> {
+        if self.shard.is_some_and(|s| !s.owns(position)) {
             Decision::Elsewhere
         } else if self.over_budget() {
             Decision::OverBudget
         } else {
             Decision::Run
         }
+    }
+
+    /// Whatever cell `--out`'s cache holds at `rel`, of any plan and with or without
+    /// `--resume`: the rows an earlier run left for the parts of a table this run does not
+    /// compute.
+    pub(crate) fn earlier<T: Cell>(&self, rel: &Path) -> Option<T> {
+        read(&self.out.join(rel))
     }
 
     /// The cell at `rel` made under `fingerprint`, from `--out`'s cache or else the reference's

@@ -6,29 +6,30 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use cefedgnn::aml::AccountGraph;
 use cefedgnn::paper::{
     ApproximationRow, AttackRow, ClipRow, ConvergenceRow, LocalStepsRow, MethodRow, OrderingRow,
-    PAPER_SOURCE, Plan, PrivacyRow, RadiusRow, Runs, approximations_table, attack_table,
+    PAPER_SOURCE, Plan, PrivacyRow, RadiusRow, Runs, Setting, approximations_table, attack_table,
     clip_table, convergence_table, identical_pairs, local_steps_table, methods_table, ordering_row,
     privacy_table, radius_table,
 };
 use cefedgnn::train::ModelKind;
-use graph_core::registry::Dataset;
-use graph_core::{NodeDataset, Registry};
+use graph_core::NodeDataset;
 use serde_json::json;
 
+use super::runner::{Decision, Runner};
 use super::{Ctx, Effort};
 use crate::cli::ReproTable;
-use crate::datasets::data_dir;
 use crate::output::Table;
 
+mod cells;
 mod claims;
-mod merge;
+mod load;
 mod text;
 
-use merge::{Earlier, merged};
+use cells::{Held, SettingRows};
+use load::{check_only, load_aml_data, load_citation};
 use text::*;
 
 /// The rows of the three tables over all settings.
@@ -43,78 +44,6 @@ struct Results {
     approximations: Vec<ApproximationRow>,
     convergence: Vec<ConvergenceRow>,
     clip: Vec<ClipRow>,
-}
-
-/// The citation datasets of `plan` that are installed, each loaded once; a note per plan entry
-/// whose dataset is not installed.
-fn load_citation<'p>(
-    plan: &'p Plan,
-    notes: &mut Vec<String>,
-) -> Result<Vec<(&'p str, NodeDataset)>> {
-    let data = data_dir();
-    let mut out: Vec<(&str, NodeDataset)> = Vec::new();
-    for c in &plan.citation {
-        let name = c.dataset.as_str();
-        let spec = Registry::embedded().get(name)?;
-        if !spec.is_installed(&data) {
-            notes.push(format!("{name} is not installed: skipped"));
-        } else if !out.iter().any(|(n, _)| *n == name)
-            && let Dataset::Nodes(ds) = spec.load(&data)?
-        {
-            out.push((name, ds));
-        }
-    }
-    Ok(out)
-}
-
-/// The AML datasets of `plan.aml_data` that are installed, each loaded once as an account
-/// graph; a note per entry whose dataset is not installed.
-fn load_aml_data<'p>(
-    plan: &'p Plan,
-    notes: &mut Vec<String>,
-) -> Result<Vec<(&'p str, AccountGraph)>> {
-    let data = data_dir();
-    let mut out: Vec<(&str, AccountGraph)> = Vec::new();
-    for a in &plan.aml_data {
-        let name = a.dataset.as_str();
-        if out.iter().any(|(n, _)| *n == name) {
-            continue;
-        }
-        if !Registry::embedded().get(name)?.is_installed(&data) {
-            notes.push(format!("{name} is not installed: skipped"));
-            continue;
-        }
-        let ag = cefedgnn::aml::load_by_name(name, &data)
-            .and_then(|tg| tg.to_account_graph())
-            .with_context(|| format!("loading {name}"))?;
-        out.push((name, ag));
-    }
-    Ok(out)
-}
-
-/// Refuses an `--only` name that is in no setting's label and is no dataset of homdp or
-/// edgerefine, naming it and the settings.
-///
-/// # Errors
-/// An unknown name.
-fn check_only(ctx: &Ctx, sets: &[cefedgnn::paper::Setting]) -> Result<()> {
-    let elsewhere: Vec<&str> = super::homdp::dataset_names()
-        .into_iter()
-        .chain(super::edgerefine::dataset_names(Effort::Full))
-        .collect();
-    for name in &ctx.select.only {
-        let fed = sets
-            .iter()
-            .any(|s| s.label.to_lowercase().contains(name.as_str()));
-        if !fed && !elsewhere.iter().any(|k| k.eq_ignore_ascii_case(name)) {
-            let labels: Vec<&str> = sets.iter().map(|s| s.label.as_str()).collect();
-            bail!(
-                "--only: `{name}` is in no cefedgnn setting's label and no dataset of the other experiments (settings: {})",
-                labels.join(", ")
-            );
-        }
-    }
-    Ok(())
 }
 
 /// Whether `--tables` selects `t` (none given: every table).
@@ -145,95 +74,178 @@ fn ladder_applies(label: &str) -> bool {
 struct Progress<'a> {
     ctx: &'a Ctx,
     plan: &'a Plan,
+    runner: Runner,
     dir: std::path::PathBuf,
     skipped: Vec<String>,
     /// The settings' labels in the plan's order.
     order: Vec<String>,
-    /// Settings whose selected tables this run finished (or took from a resumed table).
-    done: Vec<String>,
-    earlier: Vec<Option<Earlier>>,
+    /// Each setting's cells by table (in [`STEMS`]' order), where there are any.
+    held: Vec<[Option<Held>; 9]>,
 }
 
-/// Runs the selected tables on every setting of `plan` selected by `--only`, writing the
-/// tables after each setting (a stopped run keeps what it finished; `--resume` skips the
-/// settings whose selected tables this revision already wrote in --out).
+/// One setting's rows of every selected table.
+fn compute(ctx: &Ctx, plan: &Plan, s: &Setting, runs: &mut Runs) -> Result<Results> {
+    let mut res = Results::default();
+    if wants(ctx, ReproTable::Methods) {
+        let rows = methods_table(plan, s, runs)?;
+        if s.model == ModelKind::Gcn
+            && let Some(o) = ordering_row(&s.task.name, &rows)
+        {
+            res.ordering.push(o);
+        }
+        res.methods.extend(rows);
+    }
+    if wants(ctx, ReproTable::LocalSteps) {
+        res.local_steps.extend(local_steps_table(plan, s, runs)?);
+    }
+    if wants(ctx, ReproTable::Privacy) {
+        res.privacy.extend(privacy_table(plan, s, runs)?);
+    }
+    if wants(ctx, ReproTable::Attack) {
+        res.attack.extend(attack_table(plan, s)?);
+    }
+    if wants(ctx, ReproTable::Radius) {
+        res.radius.extend(radius_table(plan, s)?);
+    }
+    if wants(ctx, ReproTable::Approximations) && ladder_applies(&s.label) {
+        res.approximations
+            .extend(approximations_table(plan, s, runs)?);
+    }
+    if wants(ctx, ReproTable::Convergence) {
+        res.convergence.extend(convergence_table(plan, s)?);
+    }
+    if wants(ctx, ReproTable::Clip) {
+        res.clip.extend(clip_table(plan, s, runs)?);
+    }
+    Ok(res)
+}
+
+/// The nine tables of `res` in [`STEMS`]' order, with their titles and rows only.
+fn tables_of(res: &Results) -> Result<[Table; 9]> {
+    Ok([
+        Table::from_rows(METHODS_TITLE, &res.methods)?,
+        Table::from_rows(LOCAL_STEPS_TITLE, &res.local_steps)?,
+        Table::from_rows(PRIVACY_TITLE, &res.privacy)?,
+        Table::from_rows(ORDERING_TITLE, &res.ordering)?,
+        Table::from_rows(ATTACK_TITLE, &res.attack)?,
+        Table::from_rows(RADIUS_TITLE, &res.radius)?,
+        Table::from_rows(APPROXIMATIONS_TITLE, &res.approximations)?,
+        Table::from_rows(CONVERGENCE_TITLE, &res.convergence)?,
+        Table::from_rows(CLIP_TITLE, &res.clip)?,
+    ])
+}
+
+/// Runs the selected tables on every setting of `plan` selected by `--only`, one cell per
+/// setting and table through the [`Runner`] (`--resume`, `--shard`, `--budget-min`), writing
+/// the tables after each setting (a stopped run keeps what it finished).
 fn run_settings(
     ctx: &Ctx,
     plan: &Plan,
     citation: &[(&str, NodeDataset)],
     aml_data: &[(&str, AccountGraph)],
     p: &mut Progress<'_>,
-) -> Result<(Results, Runs)> {
+) -> Result<()> {
     let mut sets = plan.settings(citation, ctx.seed)?;
     sets.extend(plan.aml_data_settings(aml_data, ctx.seed)?);
-    p.order = sets.iter().map(|s| s.label.clone()).collect();
-    let mut runs = Runs::new(true);
-    let mut res = Results::default();
-    let clock = Instant::now();
     check_only(ctx, &sets)?;
-    let picked = |label: &str| ctx.select.wants_setting(label);
-    for s in &sets {
-        if !picked(&s.label) {
-            continue;
-        }
-        let resumed = ctx.select.resume
-            && STEMS.iter().enumerate().all(|(i, (t, stem))| {
-                let applies = match *stem {
-                    "local_steps" | "attack" | "radius" | "convergence" => s.primary,
-                    "clip" => plan.clip_settings.contains(&s.label),
-                    "approximations" => ladder_applies(&s.label),
-                    _ => true,
-                };
-                !wants(ctx, *t)
-                    || !applies
-                    || p.earlier[i]
-                        .as_ref()
-                        .is_some_and(|e| e.has(&s.label, &ctx.revision))
-            });
-        if resumed {
-            eprintln!(
-                "{}: kept from the earlier tables of this revision (--resume)",
-                s.label
-            );
-            continue;
-        }
-        eprintln!("[{:.0}s] {}", clock.elapsed().as_secs_f64(), s.label);
-        if wants(ctx, ReproTable::Methods) {
-            let rows = methods_table(plan, s, &mut runs)?;
-            if s.model == ModelKind::Gcn
-                && let Some(o) = ordering_row(&s.task.name, &rows)
-            {
-                res.ordering.push(o);
+    p.order = sets.iter().map(|s| s.label.clone()).collect();
+    let mut slugs: Vec<String> = p.order.iter().map(|l| cells::slug(l)).collect();
+    slugs.sort();
+    slugs.dedup();
+    anyhow::ensure!(
+        slugs.len() == p.order.len(),
+        "two cefedgnn settings share a cache directory: {:?}",
+        p.order
+    );
+    p.held = sets.iter().map(|_| Default::default()).collect();
+    let wanted: Vec<usize> = (0..STEMS.len())
+        .filter(|&i| wants(ctx, STEMS[i].0))
+        .collect();
+    let mut runs = Runs::new(true);
+    let clock = Instant::now();
+    for (pos, s) in sets.iter().enumerate() {
+        let cell = |i: usize| {
+            let stem = STEMS[i].1;
+            (
+                cells::rel(&s.label, stem),
+                cells::fingerprint(ctx, &s.label, stem),
+            )
+        };
+        if ctx.select.wants_setting(&s.label) {
+            let cached: Option<Vec<SettingRows>> = wanted
+                .iter()
+                .map(|&i| {
+                    let (rel, fp) = cell(i);
+                    p.runner.cached::<SettingRows>(&rel, &fp).map(|(c, _)| c)
+                })
+                .collect();
+            if let Some(cs) = cached {
+                eprintln!(
+                    "{}: cached by an earlier run of this revision (--resume)",
+                    s.label
+                );
+                for (&i, c) in wanted.iter().zip(cs) {
+                    p.held[pos][i] = Some(Held {
+                        cell: c,
+                        fresh: false,
+                    });
+                }
+                continue;
             }
-            res.methods.extend(rows);
+            match p.runner.turn::<()>(pos) {
+                Decision::Run => {
+                    eprintln!("[{:.0}s] {}", clock.elapsed().as_secs_f64(), s.label);
+                    let before = runs.diverged().len();
+                    let res = compute(ctx, plan, s, &mut runs)?;
+                    let tables = tables_of(&res)?;
+                    for &i in &wanted {
+                        let (rel, fp) = cell(i);
+                        let t = &tables[i];
+                        let mut c = SettingRows {
+                            fingerprint: fp,
+                            revision: ctx.revision.clone(),
+                            columns: t.columns.clone(),
+                            rows: t.rows.clone(),
+                            diverged: Vec::new(),
+                            identical: Vec::new(),
+                        };
+                        if i == 0 {
+                            c.diverged = runs.diverged()[before..].to_vec();
+                            c.identical = identical_pairs(&res.methods);
+                        }
+                        p.runner.record(&rel, &c)?;
+                        p.held[pos][i] = Some(Held {
+                            cell: c,
+                            fresh: true,
+                        });
+                    }
+                    write_tables(p, false)?;
+                    continue;
+                }
+                Decision::OverBudget => eprintln!(
+                    "{}: left for a later --resume run (--budget-min is spent)",
+                    s.label
+                ),
+                Decision::Elsewhere | Decision::Cached(..) => {}
+            }
         }
-        if wants(ctx, ReproTable::LocalSteps) {
-            res.local_steps
-                .extend(local_steps_table(plan, s, &mut runs)?);
+        // Not computed here: whatever an earlier run left in --out.
+        for &i in &wanted {
+            let (rel, _) = cell(i);
+            let key = cells::plan_key(ctx, &s.label, STEMS[i].1);
+            if let Some(c) = p
+                .runner
+                .earlier::<SettingRows>(&rel)
+                .filter(|c| c.fingerprint.starts_with(&key))
+            {
+                p.held[pos][i] = Some(Held {
+                    cell: c,
+                    fresh: false,
+                });
+            }
         }
-        if wants(ctx, ReproTable::Privacy) {
-            res.privacy.extend(privacy_table(plan, s, &mut runs)?);
-        }
-        if wants(ctx, ReproTable::Attack) {
-            res.attack.extend(attack_table(plan, s)?);
-        }
-        if wants(ctx, ReproTable::Radius) {
-            res.radius.extend(radius_table(plan, s)?);
-        }
-        if wants(ctx, ReproTable::Approximations) && ladder_applies(&s.label) {
-            res.approximations
-                .extend(approximations_table(plan, s, &mut runs)?);
-        }
-        if wants(ctx, ReproTable::Convergence) {
-            res.convergence.extend(convergence_table(plan, s)?);
-        }
-        if wants(ctx, ReproTable::Clip) {
-            res.clip.extend(clip_table(plan, s, &mut runs)?);
-        }
-        p.done.push(s.label.clone());
-        write_tables(p, &res, &runs, false)?;
     }
-    Ok((res, runs))
+    Ok(())
 }
 
 fn meta(ctx: &Ctx, plan: &Plan) -> serde_json::Map<String, serde_json::Value> {
@@ -259,21 +271,17 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let mut skipped = Vec::new();
     let citation = load_citation(&plan, &mut skipped)?;
     let aml_data = load_aml_data(&plan, &mut skipped)?;
-    let earlier = STEMS
-        .iter()
-        .map(|(_, stem)| Earlier::load(ctx, &dir, stem))
-        .collect::<Result<Vec<_>>>()?;
     let mut p = Progress {
         ctx,
         plan: &plan,
+        runner: Runner::new(ctx)?,
         dir,
         skipped,
         order: Vec::new(),
-        done: Vec::new(),
-        earlier,
+        held: Vec::new(),
     };
-    let (res, runs) = run_settings(ctx, &plan, &citation, &aml_data, &mut p)?;
-    write_tables(&p, &res, &runs, true)?;
+    run_settings(ctx, &plan, &citation, &aml_data, &mut p)?;
+    write_tables(&p, true)?;
     // The claims from every table now in the directory (this run's and the ones it kept).
     if wants(ctx, ReproTable::Claims) {
         claims::write(ctx, &p.dir)?;
@@ -281,18 +289,34 @@ pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     Ok(())
 }
 
-/// Writes the selected tables: this run's rows of the finished settings, the earlier tables'
-/// rows of the others (printed as Markdown at the end of the run only).
-fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Result<()> {
+/// Writes the selected tables from the cells held (printed as Markdown at the end of the run
+/// only).
+fn write_tables(p: &Progress<'_>, last: bool) -> Result<()> {
     let (ctx, plan) = (p.ctx, p.plan);
     let meta = meta(ctx, plan);
-    let mut main = Table::from_rows(METHODS_TITLE, &res.methods)?;
+    let [
+        mut main,
+        mut k_table,
+        mut eps_table,
+        mut order,
+        mut attack,
+        mut radius,
+        mut ladder,
+        mut convergence,
+        mut clip,
+    ] = tables_of(&Results::default())?;
+    let methods_cells = || p.held.iter().filter_map(|h| h[0].as_ref());
+    let same: Vec<String> = methods_cells()
+        .flat_map(|h| h.cell.identical.iter().cloned())
+        .collect();
+    let diverged: Vec<String> = methods_cells()
+        .flat_map(|h| h.cell.diverged.iter().cloned())
+        .collect();
     main.meta = meta.clone();
     main.notes = p.skipped.clone();
     main.notes.extend(METHODS_NOTES.map(String::from));
     main.notes.push(format!("paper_value: {PAPER_SOURCE}; the paper's AML table (HI/LI × Small/Medium/Large of the real AMLworld files) has no counterpart among our generated graphs, so AML rows carry none."));
     main.notes.push(cefedgnn::privacy::NOT_COVERED.into());
-    let same = identical_pairs(&res.methods);
     main.notes.push(if same.is_empty() {
         "No two methods of a setting agree in test and validation F1 to four decimals in every seed.".into()
     } else {
@@ -301,39 +325,31 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
             same.join("; ")
         )
     });
-    if !runs.diverged().is_empty() {
+    if !diverged.is_empty() {
         main.notes.push(format!(
             "Runs left out of the means because training diverged (empty cells when all seeds did): {}",
-            runs.diverged().join("; ")
+            diverged.join("; ")
         ));
     }
-    let mut k_table = Table::from_rows(LOCAL_STEPS_TITLE, &res.local_steps)?;
     k_table.meta = meta.clone();
     k_table.notes.push(LOCAL_STEPS_NOTE.into());
     k_table.notes.push(cefedgnn::privacy::NOT_COVERED.into());
-    let mut eps_table = Table::from_rows(PRIVACY_TITLE, &res.privacy)?;
     eps_table.meta = meta.clone();
     eps_table.notes.push(cefedgnn::privacy::NOT_COVERED.into());
-    let mut attack = Table::from_rows(ATTACK_TITLE, &res.attack)?;
     attack.meta = meta.clone();
     attack.notes.push(ATTACK_NOTE.into());
     attack.notes.push(cefedgnn::privacy::NOT_COVERED.into());
-    let mut order = Table::from_rows(ORDERING_TITLE, &res.ordering)?;
     order.meta = meta;
     order.notes.push(format!("Paper values: {PAPER_SOURCE}."));
     order.notes.push("holds: our methods ordered by f1_mean (the paper's reading, macro-F1 averaged over clients) are strictly in the paper's claimed order (its own Table 2 has Swift-FedGNN above FedGNN-ST on CiteSeer). FedGCN is not in the paper's table.".into());
     order.notes.push("closest_reading: which of our FedAvg F1 readings (every class per client, classes present per client, pooled) lies nearest the paper's FedAvg figure.".into());
-    let mut radius = Table::from_rows(RADIUS_TITLE, &res.radius)?;
     radius.meta = attack.meta.clone();
     radius.notes.push(RADIUS_NOTE.into());
     radius.notes.push(cefedgnn::privacy::NOT_COVERED.into());
-    let mut ladder = Table::from_rows(APPROXIMATIONS_TITLE, &res.approximations)?;
     ladder.meta = radius.meta.clone();
     ladder.notes.push(APPROXIMATIONS_NOTE.into());
-    let mut convergence = Table::from_rows(CONVERGENCE_TITLE, &res.convergence)?;
     convergence.meta = ladder.meta.clone();
     convergence.notes.push(CONVERGENCE_NOTE.into());
-    let mut clip = Table::from_rows(CLIP_TITLE, &res.clip)?;
     clip.meta = convergence.meta.clone();
     clip.notes.push(CLIP_NOTE.into());
     clip.notes.push(cefedgnn::privacy::NOT_COVERED.into());
@@ -348,9 +364,15 @@ fn write_tables(p: &Progress<'_>, res: &Results, runs: &Runs, last: bool) -> Res
         convergence,
         clip,
     ];
-    for (((t, stem), table), earlier) in STEMS.iter().zip(tables).zip(&p.earlier) {
+    for (i, ((t, stem), mut table)) in STEMS.iter().zip(tables).enumerate() {
         if wants(ctx, *t) {
-            let table = merged(table, earlier.as_ref(), &p.order, &p.done);
+            let cells: Vec<(&str, Option<&Held>)> = p
+                .order
+                .iter()
+                .zip(&p.held)
+                .map(|(label, h)| (label.as_str(), h[i].as_ref()))
+                .collect();
+            cells::fill(&mut table, &cells);
             table.write(&p.dir, stem)?;
             if last {
                 println!("{}", table.markdown());

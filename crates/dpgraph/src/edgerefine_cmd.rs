@@ -25,8 +25,8 @@ pub(crate) enum EdgeRefineCmd {
         #[arg(long, allow_negative_numbers = true)]
         eps: Epsilon,
         /// Where to write the noisy graph: the binary report format when the name ends in `.rr`
-        /// (header with n, ε and a checksum, bit-packed rows; see the README), otherwise an edge
-        /// list (`.gz` to compress).
+        /// (header with n, ε and a checksum, bit-packed rows; see crates/edgerefine/README.md),
+        /// otherwise an edge list (`.gz` to compress).
         #[arg(long)]
         out: PathBuf,
     },

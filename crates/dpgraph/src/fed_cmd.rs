@@ -155,7 +155,7 @@ pub(crate) enum FedCmd {
     },
     /// Writes each client's own files (`OUT/org-<i>/{org.json,nodes.csv,edges.csv}`): the
     /// partition `simulate` uses with the same seed, for running the clients as separate
-    /// organisations (Flower: see the README, "Run a federation").
+    /// organisations (Flower: see docs/src/getting-started/federation.md).
     Partition {
         #[command(flatten)]
         task: TaskArgs,

@@ -1,11 +1,13 @@
 //! `dpgraph`: the command-line tool for privacy-preserving graph learning.
 //!
-//! The command-line contract (commands, flags, file formats, JSON keys) is
-//! `shared/design/CLI.md`. Every command prints one line on stderr and exits non-zero on error;
+//! The command-line reference (every command's `--help`) is `docs/src/reference/cli.md`,
+//! generated from this parser by the test in `cli_reference.rs`. Every command prints one line on stderr and exits non-zero on error;
 //! `--json` prints exactly one JSON object on stdout.
 
 mod account;
 mod choices;
+#[cfg(test)]
+mod cli_reference;
 mod datasets;
 mod edgerefine_cmd;
 mod fed_cmd;

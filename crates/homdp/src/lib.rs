@@ -1,5 +1,10 @@
 #![doc = include_str!("../README.md")]
 
+/// The repository README's Rust quick start, run as a doctest of this crate (it uses `homdp`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct RepositoryReadme;
+
 mod attack;
 mod baselines;
 mod count;

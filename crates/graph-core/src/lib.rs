@@ -1,5 +1,10 @@
 #![doc = include_str!("../README.md")]
 
+/// The book's Rust library chapter, run as a doctest of this crate (it uses `graph_core`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/src/getting-started/rust.md")]
+pub struct BookRustChapter;
+
 mod builder;
 pub mod choice;
 mod collection;

@@ -1,14 +1,15 @@
 //! The homdp GIN baselines' training cache on disk ([`GinFiles`]): one JSON file per finished
 //! training under `<out>/homdp/cache/gin/<dataset>/<baseline>-rep<r>.json`, so that a `--full`
 //! run interrupted during HIV's hours-long trainings resumes (`--resume`) with the trainings it
-//! has not finished, as the edgerefine chunks do.
+//! has not finished, as the edgerefine chunks do; `--shard` splits each dataset's trainings
+//! between processes and `--budget-min` starts none after its time.
 
 use std::path::PathBuf;
 
 use ::homdp::paper::{GinCache, GinKey, GinTraining};
 use serde::{Deserialize, Serialize};
 
-use super::runner::{Cell, Runner, Source};
+use super::runner::{Cell, Decision, Runner, Source};
 
 /// One cache file: the training with the fingerprint of the plan that made it.
 #[derive(Serialize, Deserialize)]
@@ -69,6 +70,12 @@ impl GinCache for GinFiles<'_> {
         self.runner
             .record(&Self::rel(key), &entry)
             .map_err(std::io::Error::other)
+    }
+
+    /// `--shard` and `--budget-min` through the runner: another shard's position or a spent
+    /// budget leaves the training out.
+    fn runs_here(&mut self, _: &GinKey, position: usize) -> bool {
+        matches!(self.runner.turn::<()>(position), Decision::Run)
     }
 }
 

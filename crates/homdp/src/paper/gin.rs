@@ -124,6 +124,15 @@ pub trait GinCache {
     /// # Errors
     /// The record cannot be written.
     fn put(&mut self, key: &GinKey, training: &GinTraining) -> std::io::Result<()>;
+
+    /// Whether this process runs the training `key` names, which [`GinCache::get`] did not
+    /// hold, at `position` in its dataset's grid (repetition × baseline); `false` leaves it out
+    /// of the result (another process's share of the grid, or a spent time budget) and counts
+    /// it in [`Baselines::left`]. By default every training runs.
+    fn runs_here(&mut self, key: &GinKey, position: usize) -> bool {
+        let _ = (key, position);
+        true
+    }
 }
 
 /// No cache: every training runs.
@@ -225,6 +234,7 @@ pub fn gin_baselines_cached(
         epochs: [Vec::new(), Vec::new()],
         target_standardization: None,
         seconds: 0.0,
+        left: 0,
     };
     for rep in 0..sizes.reps {
         let seed = rep_seed(seed, SeedStream::Gin(index), rep);
@@ -250,6 +260,10 @@ pub fn gin_baselines_cached(
             };
             let t = match cache.get(&key) {
                 Some(t) => t,
+                None if !cache.runs_here(&key, 2 * rep + k) => {
+                    out.left += 1;
+                    continue;
+                }
                 None => {
                     let start = Instant::now();
                     let mut noise = Seeds::new(seed).chacha20("homdp/gin-baseline-noise", k as u64);
@@ -282,6 +296,17 @@ pub fn gin_baselines_cached(
             out.seconds += t.seconds;
             let scores = if k == 0 { &mut out.rr } else { &mut out.dprr };
             scores.push(t.score);
+        }
+    }
+    // The edge ratios were averaged over every repetition; over the ones run where some were
+    // left out.
+    if out.left > 0 {
+        for (k, done) in [out.rr.len(), out.dprr.len()].into_iter().enumerate() {
+            out.edge_ratio[k] = if done == 0 {
+                f64::NAN
+            } else {
+                out.edge_ratio[k] * sizes.reps as f64 / done as f64
+            };
         }
     }
     Ok(out)
@@ -369,6 +394,26 @@ mod tests {
         }
     }
 
+    /// A cache that runs only the trainings at positions `parity` modulo 2: one of two shards.
+    struct Shard<'a> {
+        inner: &'a mut Memory,
+        parity: usize,
+    }
+
+    impl GinCache for Shard<'_> {
+        fn get(&mut self, key: &GinKey) -> Option<GinTraining> {
+            self.inner.get(key)
+        }
+
+        fn put(&mut self, key: &GinKey, t: &GinTraining) -> std::io::Result<()> {
+            self.inner.put(key, t)
+        }
+
+        fn runs_here(&mut self, _: &GinKey, position: usize) -> bool {
+            position % 2 == self.parity
+        }
+    }
+
     struct Full;
 
     impl GinCache for Full {
@@ -406,6 +451,32 @@ mod tests {
         // Without a cache, the same scores as the cached run.
         let plain = gin_baselines(&ds, Metric::Auc, &sizes(), 5, 0).unwrap();
         assert_eq!((plain.rr, plain.dprr), (first.rr, first.dprr));
+    }
+
+    /// Two shards share the grid: each runs its positions and leaves the others out; after
+    /// both, every training is cached and the table is the one a single process makes.
+    #[test]
+    fn shards_split_the_trainings_and_together_give_the_whole_table() {
+        let ds = toy();
+        let whole = gin_baselines(&ds, Metric::Auc, &sizes(), 5, 0).unwrap();
+        let mut memory = Memory::default();
+        let mut shard = Shard {
+            inner: &mut memory,
+            parity: 0,
+        };
+        let half = gin_baselines_cached(&ds, Metric::Auc, &sizes(), 5, 0, &mut shard).unwrap();
+        // Positions 2·rep + k: shard 0 runs RR (k = 0) of both repetitions.
+        assert_eq!((half.rr.len(), half.dprr.len(), half.left), (2, 0, 2));
+        assert!(half.edge_ratio[1].is_nan() && half.edge_ratio[0] == whole.edge_ratio[0]);
+        let mut shard = Shard {
+            inner: &mut memory,
+            parity: 1,
+        };
+        let other = gin_baselines_cached(&ds, Metric::Auc, &sizes(), 5, 0, &mut shard).unwrap();
+        assert_eq!((other.rr.len(), other.dprr.len(), other.left), (2, 2, 0));
+        assert_eq!(memory.puts, 4, "each training ran once, in one shard");
+        assert_eq!((other.rr, other.dprr), (whole.rr, whole.dprr));
+        assert_eq!(other.edge_ratio, whole.edge_ratio);
     }
 
     #[test]

@@ -287,6 +287,9 @@ pub struct Baselines {
     /// Regression: test RMSE of the constant prediction `mean of the training targets` (the
     /// score of a model that learns nothing from the graphs).
     pub constant_rmse: Option<f64>,
+    /// Trainings left out: another process's share of the grid, or over the time budget
+    /// ([`super::GinCache::runs_here`]); the rows average the others.
+    pub left: usize,
 }
 
 /// The main table's rows of one dataset, with the metric of each repetition.

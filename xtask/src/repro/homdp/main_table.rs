@@ -130,6 +130,13 @@ fn dataset_rows(
                     "--out's cache/gin/"
                 );
             }
+            if b.left > 0 {
+                note += &format!(
+                    " {} of its trainings were left to another --shard or a later --resume run (--budget-min): its rows average the {} run or cached here.",
+                    b.left,
+                    b.rr.len() + b.dprr.len()
+                );
+            }
             notes.baselines.push(note);
         }
         b

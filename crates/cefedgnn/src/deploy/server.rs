@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use dp_core::params::EpsilonBound;
 use serde::{Deserialize, Serialize};
 
 use super::wire::{Announcement, ClientFinal, Outbox};
@@ -90,8 +91,9 @@ pub struct RunReport {
     pub per_round: Vec<RoundTraffic>,
     /// Each client's privacy report, as it sent it.
     pub privacy: Vec<Option<serde_json::Value>>,
-    /// The largest ε(p) (RDP) over the clients' reports.
-    pub eps_max: Option<f64>,
+    /// The largest ε(p) (RDP) over the clients' reports (+∞, serialised as null, where a report
+    /// gives no finite bound); `None` without reports.
+    pub eps_max: Option<EpsilonBound>,
     /// What ε(p) does not cover: the model updates and gradients of every round
     /// ([`crate::privacy::NOT_COVERED`]).
     pub not_covered: &'static str,
@@ -445,11 +447,18 @@ impl OrgServer {
         let privacy: Vec<Option<serde_json::Value>> = (0..n)
             .map(|i| self.finals.get(&i).and_then(|f| f.privacy.clone()))
             .collect();
+        // A report's ε is a bound: +∞ (no noise) serialises as null, and a value that is not a
+        // valid bound bounds nothing either.
         let eps_max = privacy
             .iter()
             .flatten()
-            .filter_map(|p| p.get("eps_rdp").and_then(serde_json::Value::as_f64))
-            .reduce(f64::max);
+            .filter_map(|p| p.get("eps_rdp"))
+            .map(|v| {
+                v.as_f64()
+                    .and_then(|e| EpsilonBound::new(e).ok())
+                    .unwrap_or(EpsilonBound::UNBOUNDED)
+            })
+            .reduce(|a, b| if b.get() > a.get() { b } else { a });
         let cfg = &self.options.train;
         Ok(RunReport {
             method: self.options.method.name(),

@@ -132,7 +132,7 @@ fn a_deployed_run_computes_what_simulate_computes() {
         assert_eq!(r.f1_pooled.to_bits(), sim.f1_pooled.to_bits());
         assert_eq!((r.bytes_up, r.bytes_down), (sim.bytes_up, sim.bytes_down));
         assert!(r.events.is_empty() && r.missing_finals.is_empty());
-        let eps = sim.privacy.as_ref().map(|p| p.eps_rdp.get());
+        let eps = sim.privacy.as_ref().map(|p| p.eps_rdp);
         assert_eq!(r.eps_max, eps);
         assert_eq!(r.not_covered, crate::privacy::NOT_COVERED);
         assert!(r.not_covered.contains("NOT covered"));

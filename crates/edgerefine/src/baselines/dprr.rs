@@ -33,8 +33,8 @@ pub struct DprrParams {
     /// Total ε per user.
     pub eps: Epsilon,
     /// ε₁ for the Laplace degree; `None` uses [`dprr_default_eps1`] with the graph's node count
-    /// as `n_max`. Must be in (0, ε).
-    pub eps1: Option<f64>,
+    /// as `n_max`. Must be below ε (its type already keeps it finite and > 0).
+    pub eps1: Option<Epsilon>,
 }
 
 impl DprrParams {
@@ -161,9 +161,9 @@ pub fn dprr_reports<R: CryptoRng + ?Sized>(
 ) -> Result<DprrReports> {
     let eps = params.eps.get();
     let n = graph.num_nodes();
-    let eps1 = match params.eps1 {
+    let eps1 = match params.eps1.map(Epsilon::get) {
         Some(e1) => {
-            if !(e1.is_finite() && e1 > 0.0 && e1 < eps) {
+            if e1 >= eps {
                 return Err(EdgeRefineError::InvalidParam {
                     name: "eps1",
                     value: e1,
@@ -309,7 +309,7 @@ mod tests {
         }
         let p = DprrParams {
             eps: Epsilon::constant(1.0),
-            eps1: Some(1.0),
+            eps1: Some(Epsilon::constant(1.0)),
         };
         assert!(matches!(
             dprr(&g, &p, &mut rng),

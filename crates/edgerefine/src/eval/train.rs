@@ -40,7 +40,7 @@ impl NodeModel {
     /// let cfg = NodeModel::Gat.config(1433, 7);
     /// assert_eq!((cfg.d_hidden, cfg.dropout), (16, 0.6));
     /// ```
-    pub(crate) fn config(self, d_input: usize, d_output: usize) -> ModelConfig {
+    pub fn config(self, d_input: usize, d_output: usize) -> ModelConfig {
         let (i, o) = (d_input, d_output);
         match self {
             Self::Gcn => ModelConfig::gcn(i, 16, o).with_dropout(0.6),
@@ -99,7 +99,7 @@ impl GraphModel {
     /// let cfg = GraphModel::Gin.config(7, 2);
     /// assert!(cfg.is_graph_level() && cfg.num_layers == 3);
     /// ```
-    pub(crate) fn config(self, d_input: usize, d_output: usize) -> ModelConfig {
+    pub fn config(self, d_input: usize, d_output: usize) -> ModelConfig {
         let (i, o) = (d_input, d_output);
         let base = match self {
             Self::Gcn => ModelConfig::gcn(i, 64, o),

@@ -73,7 +73,7 @@ pub fn train_plan(b: &BlinkProtocol, seed: u64, hp: &Hp) -> TrainPlan {
 ///     .unwrap();
 /// assert_eq!((loss, h.lr), (0.4, 0.3));
 /// ```
-pub(crate) fn best(scored: impl IntoIterator<Item = (f64, Hp)>) -> Option<(f64, Hp)> {
+pub fn best(scored: impl IntoIterator<Item = (f64, Hp)>) -> Option<(f64, Hp)> {
     let mut best: Option<(f64, Hp)> = None;
     for (loss, hp) in scored {
         let better = match best {

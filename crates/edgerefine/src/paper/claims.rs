@@ -103,7 +103,7 @@ fn accuracy_verdict(diff: f64, se: f64) -> String {
 const CONTROL: &str = "no graph (features only)";
 
 /// The EdgeRefine methods the claims are about: as the paper ran it, then ours.
-pub(crate) fn edgerefines() -> [Method; 2] {
+pub fn edgerefines() -> [Method; 2] {
     [TieBreak::Reference, TieBreak::Default].map(|tie_break| Method::EdgeRefine {
         k: 0.01,
         tie_break,
@@ -113,7 +113,7 @@ pub(crate) fn edgerefines() -> [Method; 2] {
 
 /// The Blinks the claims compare against, with the paper's PUBI for each variant: the
 /// artifact's first (what the paper measured), then the original's.
-pub(crate) fn blinks() -> [(Method, f64); 4] {
+pub fn blinks() -> [(Method, f64); 4] {
     [
         (Method::BlinkArtifact(BlinkArtifactVariant::Hard), 0.6902),
         (Method::BlinkArtifact(BlinkArtifactVariant::Hybrid), 0.7101),

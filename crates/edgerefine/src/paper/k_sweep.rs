@@ -151,7 +151,7 @@ pub fn table<E: From<EdgeRefineError>>(
 /// assert_eq!(c.len(), s.ks.len() + s.variants.len() * s.variant_ks.len());
 /// assert!(c[..s.ks.len()].iter().all(|x| x.0 == Calibration::DEFAULT));
 /// ```
-pub(crate) fn cells(sweep: &KSweep) -> Vec<(Calibration, f64)> {
+pub fn cells(sweep: &KSweep) -> Vec<(Calibration, f64)> {
     let mut c: Vec<(Calibration, f64)> = sweep
         .ks
         .iter()

@@ -143,7 +143,7 @@ pub struct Calibration {
 
 impl Calibration {
     /// The paper's B = 10 with our default tie-break.
-    pub(crate) const DEFAULT: Self = Self {
+    pub const DEFAULT: Self = Self {
         bins: 10,
         tie_break: TieBreak::Default,
     };

@@ -191,6 +191,7 @@ fn measure(
         "reps": a.reps,
         "threads": std::thread::available_parallelism().map(|x| x.get()).unwrap_or(1),
         "revision": crate::git_revision(),
+        "machine": crate::machine::describe(),
         "seconds": {
             "library": times[0], "cli": times[1], "numpy": times[2], "numpy_blocked": times[3],
         },
@@ -330,7 +331,8 @@ fn markdown(r: &serde_json::Value) -> String {
          | numpy script, `--blocked` GEMM over the upper triangle (2 processes, .npy) | {} |\n\n\
          CLI / library: **{}** (target ≤ 1.5); numpy / CLI: **{}**; numpy blocked / CLI: **{}** \
          (target ≥ 8).\n\
-         Both numpy refines vs dpgraph `--tie-break reference` on the same noisy graph: {}\n",
+         Both numpy refines vs dpgraph `--tie-break reference` on the same noisy graph: {}\n\n\
+         Machine: {}\n",
         r["n"],
         r["true_edges"],
         r["eps"],
@@ -352,6 +354,7 @@ fn markdown(r: &serde_json::Value) -> String {
                 "identical releases ({} edges)",
                 r["parity_reference_tie_break"]["released_edges"]
             )
-        }
+        },
+        r["machine"].as_str().unwrap_or("?"),
     )
 }

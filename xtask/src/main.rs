@@ -10,6 +10,7 @@ mod bench_e2e;
 mod cli;
 mod datasets;
 mod figures;
+mod machine;
 mod output;
 mod plot;
 mod pytest;

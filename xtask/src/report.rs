@@ -261,29 +261,10 @@ pub(crate) fn write(out: &Path) -> Result<std::path::PathBuf> {
     Ok(out.join("index.html"))
 }
 
-/// The machine a run ran on, for `run.json`: cores, CPU model, operating system.
+/// The machine a run ran on, for `run.json`: cores, CPU model, operating system, vector
+/// instruction sets and cache sizes ([`crate::machine::describe`]).
 pub(crate) fn machine() -> Value {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown".into());
-    let os = std::fs::read_to_string("/etc/os-release")
-        .ok()
-        .and_then(|t| {
-            t.lines().find(|l| l.starts_with("PRETTY_NAME=")).map(|l| {
-                l.trim_start_matches("PRETTY_NAME=")
-                    .trim_matches('"')
-                    .to_owned()
-            })
-        })
-        .unwrap_or_else(|| std::env::consts::OS.to_owned());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    serde_json::json!(format!("{cores} cores, {cpu}, {os}"))
+    serde_json::json!(crate::machine::describe())
 }
 
 #[cfg(test)]

@@ -7,11 +7,11 @@
 use std::path::Path;
 
 /// One cache level as `/sys/devices/system/cpu/cpu0/cache/index*` describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Cache {
+#[derive(Debug)]
+struct Cache {
     /// `1`, `2`, `3`.
     level: u8,
-    /// `d` (data), `i` (instruction) or empty (unified).
+    /// `d` (data) or empty (unified).
     kind: &'static str,
     /// As the `size` file spells it, e.g. `48K`.
     size: String,
@@ -20,7 +20,7 @@ pub(crate) struct Cache {
 /// The data and unified caches under `dir` (a `…/cpu0/cache` folder), by level; instruction
 /// caches are left out. An unreadable folder or entry gives no entry, never an error: the record
 /// then says `caches unknown`.
-pub(crate) fn caches_in(dir: &Path) -> Vec<Cache> {
+fn caches_in(dir: &Path) -> Vec<Cache> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return out;

@@ -261,12 +261,6 @@ pub(crate) fn write(out: &Path) -> Result<std::path::PathBuf> {
     Ok(out.join("index.html"))
 }
 
-/// The machine a run ran on, for `run.json`: cores, CPU model, operating system, vector
-/// instruction sets and cache sizes ([`crate::machine::describe`]).
-pub(crate) fn machine() -> Value {
-    serde_json::json!(crate::machine::describe())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

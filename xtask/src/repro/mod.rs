@@ -191,7 +191,7 @@ pub(crate) fn run(args: ReproArgs) -> Result<()> {
         "experiments": names.join(", "),
         "wall_seconds": walls,
         "total_seconds": run_start.elapsed().as_secs_f64(),
-        "machine": crate::report::machine(),
+        "machine": crate::machine::describe(),
         "data_dir": crate::datasets::data_dir().display().to_string(),
     });
     std::fs::create_dir_all(&ctx.out)?;
